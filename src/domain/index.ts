@@ -1,0 +1,7 @@
+/** The domain: entity types, errors, time and the seams to the service. Imports nothing of ours. */
+export * from './clock.js';
+export * from './errors.js';
+export * from './events.js';
+export * from './records.js';
+export * from './remote.js';
+export * from './routes.js';
