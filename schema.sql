@@ -1,0 +1,139 @@
+-- projmirror's mirror: the only DDL. Applied on open when PRAGMA user_version is 0; later
+-- versions migrate through src/store/migrations.ts. Timestamps are ISO-8601 UTC text.
+
+-- One row per project mirrored.
+CREATE TABLE projects (
+  id               TEXT PRIMARY KEY,
+  name             TEXT NOT NULL,
+  active           INTEGER NOT NULL CHECK (active IN (0, 1)),
+  read_only_reason TEXT,
+  data             TEXT NOT NULL,            -- the service's whole JSON object
+  synced_at        TEXT NOT NULL             -- when this row was last written from the service
+);
+
+-- Exactly the tasks the service has now.
+CREATE TABLE tasks (
+  id         TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  name       TEXT,
+  start_date TEXT,
+  end_date   TEXT,
+  status     TEXT,
+  progress   REAL,
+  updated_at TEXT,                           -- the service's updatedAt, when it sends one
+  data       TEXT NOT NULL,
+  synced_at  TEXT NOT NULL
+);
+CREATE INDEX tasks_by_project ON tasks (project_id, status);
+
+-- Who is assigned to each task, from assigneeIds.
+CREATE TABLE task_assignees (
+  task_id   TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+  member_id TEXT NOT NULL,
+  PRIMARY KEY (task_id, member_id)
+) WITHOUT ROWID;
+CREATE INDEX task_assignees_by_member ON task_assignees (member_id);
+
+-- Each project's roster, integration identities included.
+CREATE TABLE members (
+  project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  id         TEXT NOT NULL,
+  name       TEXT,
+  kind       TEXT,                           -- person | integration
+  data       TEXT NOT NULL,
+  synced_at  TEXT NOT NULL,
+  PRIMARY KEY (project_id, id)
+) WITHOUT ROWID;
+
+CREATE TABLE resources (
+  project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  id         TEXT NOT NULL,
+  name       TEXT,
+  data       TEXT NOT NULL,
+  synced_at  TEXT NOT NULL,
+  PRIMARY KEY (project_id, id)
+) WITHOUT ROWID;
+
+CREATE TABLE dependencies (
+  project_id     TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  id             TEXT NOT NULL,
+  predecessor_id TEXT,
+  successor_id   TEXT,
+  type           TEXT,
+  data           TEXT NOT NULL,
+  synced_at      TEXT NOT NULL,
+  PRIMARY KEY (project_id, id)
+) WITHOUT ROWID;
+
+-- Append-only: every change the mirror observes in a task's name, dates, status, progress or
+-- assignees, and its creation and deletion. Not tied to tasks by a foreign key: a deleted task's
+-- history stays.
+CREATE TABLE task_history (
+  id          INTEGER PRIMARY KEY,
+  task_id     TEXT NOT NULL,
+  project_id  TEXT NOT NULL,
+  observed_at TEXT NOT NULL,
+  field       TEXT NOT NULL,                 -- created | deleted | name | start_date | end_date | status | progress | assignees
+  old_value   TEXT,
+  new_value   TEXT
+);
+CREATE INDEX task_history_by_task ON task_history (task_id, observed_at);
+CREATE INDEX task_history_by_project ON task_history (project_id, observed_at);
+
+-- Local edits waiting to be pushed. A plain INSERT of (op, project_id, target_id, body) is
+-- enough: the idempotency key, state and times are defaulted here and never change.
+CREATE TABLE outbox (
+  id              INTEGER PRIMARY KEY,
+  op              TEXT NOT NULL,
+  project_id      TEXT NOT NULL,
+  target_id       TEXT,
+  body            TEXT NOT NULL DEFAULT '{}',
+  idempotency_key TEXT NOT NULL UNIQUE DEFAULT (
+    lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||
+    substr(lower(hex(randomblob(2))), 2) || '-' ||
+    substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' ||
+    lower(hex(randomblob(6)))
+  ),
+  state           TEXT NOT NULL DEFAULT 'pending'
+                  CHECK (state IN ('pending', 'sending', 'done', 'failed')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  last_error      TEXT,
+  result          TEXT,                      -- the service's response body (JSON)
+  request_body    TEXT,                      -- the exact bytes sent, fixed at the first attempt
+  next_attempt_at TEXT,                      -- backoff: not sent again before this time
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX outbox_queue ON outbox (state, project_id, id);
+
+-- Bookkeeping of passes (kept apart from the mirrored tables, so an unchanged pass rewrites no
+-- mirrored row): one row per project.
+CREATE TABLE sync_state (
+  project_id        TEXT PRIMARY KEY,
+  last_pass_at      TEXT,                    -- end of the last consistent full pass
+  last_change_at    TEXT,                    -- last time a pass or event changed a row
+  backfill          TEXT NOT NULL DEFAULT 'pending'
+                    CHECK (backfill IN ('pending', 'in_progress', 'done')),
+  pages_read        INTEGER NOT NULL DEFAULT 0, -- of the pass in hand
+  total_count       INTEGER,                    -- X-Total-Count at the pass in hand's start
+  last_error        TEXT
+);
+
+-- The kept pages of list tasks: their ETag and rows, so a 304 reuses them and an interrupted
+-- pass resumes. `rows` holds the page's full JSON array.
+CREATE TABLE task_pages (
+  project_id TEXT NOT NULL,
+  page_size  INTEGER NOT NULL,
+  page       INTEGER NOT NULL,
+  etag       TEXT,
+  rows       TEXT NOT NULL,
+  read_at    TEXT NOT NULL,
+  PRIMARY KEY (project_id, page_size, page)
+) WITHOUT ROWID;
+
+-- Small named values the daemon keeps across restarts (learned quota, the daily plan).
+CREATE TABLE daemon_state (
+  key        TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;

@@ -1,0 +1,90 @@
+/** Opens the SQLite mirror: WAL, foreign keys, busy timeout, schema applied and migrated. */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { StoreError } from '../domain/index.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+export type Db = Database.Database;
+
+/** How long a writer or reader waits on a lock before SQLITE_BUSY. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+export interface OpenOptions {
+  /** Open without writing: no schema applied, queries only. */
+  readonly?: boolean;
+  busyTimeoutMs?: number;
+}
+
+/** Opens (creating if needed) the mirror at `file`, ready for use. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  let db: Db;
+  try {
+    db = new Database(file, {
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+    });
+  } catch (error) {
+    throw new StoreError(`cannot open database ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw new StoreError(`cannot prepare database ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Brings the schema to `SCHEMA_VERSION`, creating it on an empty file. */
+export function migrate(db: Db): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version === SCHEMA_VERSION) return;
+  if (version > SCHEMA_VERSION) {
+    throw new StoreError(
+      `database schema version ${version} is newer than this projmirror (${SCHEMA_VERSION})`,
+    );
+  }
+  db.transaction(() => {
+    if (version === 0) {
+      db.exec(readSchema());
+    } else {
+      for (const step of MIGRATIONS.slice(version - 1)) db.exec(step);
+    }
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+let schemaText: string | undefined;
+
+/** The text of `schema.sql`, found above this module in the source tree or in `dist/`. */
+export function readSchema(): string {
+  if (schemaText !== undefined) return schemaText;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'schema.sql');
+    if (existsSync(candidate)) {
+      schemaText = readFileSync(candidate, 'utf8');
+      return schemaText;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new StoreError('schema.sql not found beside the package');
+    dir = parent;
+  }
+}
+
+/** The current time as stored in the mirror: ISO-8601 UTC. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
