@@ -1,0 +1,106 @@
+/**
+ * The daily request plan: from the learned quota, the time to its reset and the cost of one poll
+ * of each project, how often each project may be polled so that the day's requests never exceed
+ * the quota, with a reserve kept for outbox pushes and event-driven refreshes.
+ */
+
+/** Requests kept back from polling for pushes and refreshes, as a share of the daily quota. */
+export const DEFAULT_RESERVE_SHARE = 0.2;
+/** Never poll a project more often than this, however large the budget. */
+export const DEFAULT_MIN_POLL_INTERVAL_MS = 60 * 1000;
+/** With realtime connected, polls only reconcile: at most this often. */
+export const DEFAULT_RECONCILE_INTERVAL_MS = 60 * 60 * 1000;
+/** Side lists read on every poll: members, resources, dependencies. */
+export const SIDE_LIST_REQUESTS = 3;
+/** Tasks per page of a full read. */
+export const PLAN_PAGE_SIZE = 500;
+
+/** What the plan is computed from. */
+export interface PlanInput {
+  now: number;
+  /** When the quota next resets. */
+  resetAt: number;
+  quotaLimit: number;
+  /** Requests left until the reset, as the service last said (or our own count). */
+  quotaRemaining: number;
+  /** Requests per hour others spend on the same token (from X-Quota-Remaining falling faster than our own use). */
+  foreignRatePerHour: number;
+  realtimeConnected: boolean;
+  projects: { id: string; taskCount: number }[];
+  reserveShare?: number;
+  minPollIntervalMs?: number;
+  reconcileIntervalMs?: number;
+}
+
+/** One project's place in the plan. */
+export interface ProjectPlan {
+  projectId: string;
+  /** Requests one poll costs: get project, its pages, the side lists. */
+  pollCost: number;
+  intervalMs: number;
+  /** Offset of this project's polls within the interval, so polls spread evenly. */
+  offsetMs: number;
+}
+
+/** The plan for the rest of the quota day. */
+export interface DailyPlan {
+  computedAt: number;
+  resetAt: number;
+  intervalMs: number;
+  projects: ProjectPlan[];
+  /** Requests the plan spends on polls until the reset. */
+  plannedPollRequests: number;
+  /** Requests kept for pushes and refreshes. */
+  reserve: number;
+  /** Requests expected from other clients of the token until the reset. */
+  foreignRequests: number;
+  /** Worst staleness the plan allows without realtime: one interval plus one poll's duration. */
+  stalenessBoundMs: number;
+}
+
+/** Requests one poll of a project with `taskCount` tasks costs. */
+export function pollCost(taskCount: number): number {
+  return 1 + Math.max(1, Math.ceil(taskCount / PLAN_PAGE_SIZE)) + SIDE_LIST_REQUESTS;
+}
+
+/** Computes the plan. Every project gets the same interval, staggered evenly across it. */
+export function planDay(input: PlanInput): DailyPlan {
+  const reserveShare = input.reserveShare ?? DEFAULT_RESERVE_SHARE;
+  const minInterval = input.minPollIntervalMs ?? DEFAULT_MIN_POLL_INTERVAL_MS;
+  const reconcileInterval = input.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS;
+  const msLeft = Math.max(1, input.resetAt - input.now);
+  const reserve = Math.ceil(input.quotaLimit * reserveShare);
+  const foreignRequests = Math.ceil((input.foreignRatePerHour * msLeft) / 3_600_000);
+  const available = Math.max(0, input.quotaRemaining - reserve - foreignRequests);
+  // One round polls every project once and lists the projects once.
+  const roundCost = 1 + input.projects.reduce((sum, p) => sum + pollCost(p.taskCount), 0);
+  const rounds = Math.floor(available / roundCost);
+  let intervalMs = rounds > 0 ? Math.ceil(msLeft / rounds) : msLeft;
+  intervalMs = Math.max(intervalMs, minInterval);
+  if (input.realtimeConnected) intervalMs = Math.max(intervalMs, reconcileInterval);
+  const count = input.projects.length;
+  const projects = input.projects.map((project, index) => ({
+    projectId: project.id,
+    pollCost: pollCost(project.taskCount),
+    intervalMs,
+    offsetMs: count > 0 ? Math.floor((intervalMs * index) / count) : 0,
+  }));
+  const plannedRounds = rounds > 0 ? Math.min(rounds, Math.floor(msLeft / intervalMs)) : 0;
+  const maxPollRequests = Math.max(...projects.map((p) => p.pollCost), 0);
+  return {
+    computedAt: input.now,
+    resetAt: input.resetAt,
+    intervalMs,
+    projects,
+    plannedPollRequests: plannedRounds * roundCost,
+    reserve,
+    foreignRequests,
+    // A poll's own duration at the burst limit of one request a second.
+    stalenessBoundMs: intervalMs + maxPollRequests * 1000,
+  };
+}
+
+/** The next daily reset after `now`, for a day of `dayMs` starting at `epochMs` (midnight UTC). */
+export function nextReset(now: number, dayMs = 86_400_000, epochMs = 0): number {
+  return epochMs + (Math.floor((now - epochMs) / dayMs) + 1) * dayMs;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { ForeignUseEstimator } from '../../src/budget/foreign.js';
+import { nextReset, planDay, pollCost, type PlanInput } from '../../src/budget/plan.js';
+
+const HOUR = 3_600_000;
+const start = Date.UTC(2026, 10, 21, 0, 0, 0);
+
+function input(overrides: Partial<PlanInput> = {}): PlanInput {
+  return {
+    now: start,
+    resetAt: start + 24 * HOUR,
+    quotaLimit: 200,
+    quotaRemaining: 200,
+    foreignRatePerHour: 0,
+    realtimeConnected: false,
+    projects: [
+      { id: 'a', taskCount: 100 },
+      { id: 'b', taskCount: 1200 },
+    ],
+    ...overrides,
+  };
+}
+
+describe('planDay', () => {
+  it('costs a poll as project, pages and side lists', () => {
+    expect(pollCost(0)).toBe(5);
+    expect(pollCost(500)).toBe(5);
+    expect(pollCost(501)).toBe(6);
+  });
+
+  it('never plans more than the quota less the reserve', () => {
+    const plan = planDay(input());
+    // Round: 1 list + 5 + 7 = 13; reserve 40; 160 / 13 = 12 rounds over 24 h.
+    expect(plan.reserve).toBe(40);
+    expect(plan.intervalMs).toBe(2 * HOUR);
+    expect(plan.plannedPollRequests).toBe(12 * 13);
+    expect(plan.plannedPollRequests + plan.reserve).toBeLessThanOrEqual(200);
+    expect(plan.projects.map((p) => p.offsetMs)).toEqual([0, HOUR]);
+  });
+
+  it('slows down when others spend the same quota', () => {
+    const alone = planDay(input());
+    const shared = planDay(input({ foreignRatePerHour: 2 }));
+    expect(shared.foreignRequests).toBe(48);
+    expect(shared.intervalMs).toBeGreaterThan(alone.intervalMs);
+    expect(
+      shared.plannedPollRequests + shared.reserve + shared.foreignRequests,
+    ).toBeLessThanOrEqual(200);
+  });
+
+  it('only reconciles while realtime is connected, and respects the minimum interval', () => {
+    const rich = input({ quotaLimit: 5000, quotaRemaining: 5000 });
+    // (5000 - 1000) / 13 = 307 rounds over 24 h.
+    expect(planDay(rich).intervalMs).toBe(Math.ceil((24 * HOUR) / 307));
+    const huge = input({ quotaLimit: 1e7, quotaRemaining: 1e7 });
+    expect(planDay(huge).intervalMs).toBe(60_000);
+    expect(planDay({ ...rich, realtimeConnected: true }).intervalMs).toBe(HOUR);
+  });
+
+  it('plans no polls when nothing is left but the reserve', () => {
+    const plan = planDay(input({ quotaRemaining: 30 }));
+    expect(plan.plannedPollRequests).toBe(0);
+    expect(plan.intervalMs).toBe(24 * HOUR);
+  });
+
+  it('finds the next reset of a quota day', () => {
+    expect(nextReset(start + 5 * HOUR)).toBe(start + 24 * HOUR);
+    expect(nextReset(start + 1500, 1000)).toBe(start + 2000);
+  });
+});
+
+describe('ForeignUseEstimator', () => {
+  it('sees use beyond our own as a rate per hour', () => {
+    const estimator = new ForeignUseEstimator();
+    estimator.observe(start, 1000, 0);
+    estimator.observe(start + HOUR / 2, 940, 20);
+    expect(estimator.ratePerHour()).toBe(80);
+  });
+
+  it('reads zero when only we spend, and starts over at a reset', () => {
+    const estimator = new ForeignUseEstimator();
+    estimator.observe(start, 1000, 0);
+    estimator.observe(start + HOUR, 990, 10);
+    expect(estimator.ratePerHour()).toBe(0);
+    estimator.observe(start + 2 * HOUR, 5000, 11);
+    estimator.observe(start + 3 * HOUR, 4990, 11);
+    expect(estimator.ratePerHour()).toBe(10);
+  });
+});
