@@ -1,0 +1,94 @@
+/**
+ * Polls each project when the daily plan says it is due: one project at a time, the earliest due
+ * first, sleeping on the injected clock in between. A change of plan (quota learned, realtime up
+ * or down, projects added) wakes it to recompute the due times.
+ */
+import type { Logger } from 'pino';
+import type { DailyPlan } from '../budget/plan.js';
+import { errorLine, type Clock } from '../domain/index.js';
+
+export interface PollSchedulerOptions {
+  clock: Clock;
+  logger: Logger;
+  /** The current plan; called again after every poll and every `replan()`. */
+  plan: () => DailyPlan;
+  /** Polls one project (a full conditional pass). Errors are logged, never thrown out. */
+  poll: (projectId: string, signal: AbortSignal) => Promise<void>;
+  /** When each project was last consistent, to place its first poll. */
+  lastPassAt: (projectId: string) => number | undefined;
+}
+
+/** The loop that spends the plan's polling budget. */
+export class PollScheduler {
+  private readonly options: PollSchedulerOptions;
+  private readonly lastPolled = new Map<string, number>();
+  /** When a project never passed was first planned: its first poll is at this plus its offset. */
+  private readonly firstPlanned = new Map<string, number>();
+  /** When a project never passed was first planned: its first poll is at this plus its offset. */
+  private readonly firstPlanned = new Map<string, number>();
+  private wake: AbortController | undefined;
+
+  constructor(options: PollSchedulerOptions) {
+    this.options = options;
+  }
+
+  /** Records a pass made outside the scheduler (startup sync, reconcile, event refresh). */
+  markPolled(projectId: string, at: number): void {
+    this.lastPolled.set(projectId, at);
+  }
+
+  /** Recomputes due times now (the plan changed). */
+  replan(): void {
+    this.wake?.abort();
+  }
+
+  /** When each project is next due under `plan`. */
+  dueTimes(plan: DailyPlan): Map<string, number> {
+    const due = new Map<string, number>();
+    for (const project of plan.projects) {
+      const id = project.projectId;
+      const last = this.lastPolled.get(id) ?? this.options.lastPassAt(id);
+      if (last !== undefined) {
+        due.set(id, last + project.intervalMs);
+        continue;
+      }
+      if (!this.firstPlanned.has(id)) this.firstPlanned.set(id, plan.computedAt);
+      due.set(id, (this.firstPlanned.get(id) ?? plan.computedAt) + project.offsetMs);
+    }
+    return due;
+  }
+
+  /** Runs until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { clock, logger } = this.options;
+    while (!signal.aborted) {
+      const plan = this.options.plan();
+      const next = [...this.dueTimes(plan)].sort((a, b) => a[1] - b[1])[0];
+      const waitMs = next ? next[1] - clock.now() : plan.intervalMs;
+      if (waitMs > 0) {
+        await this.sleepUnlessWoken(waitMs, signal);
+        continue;
+      }
+      if (!next) continue;
+      const [projectId] = next;
+      try {
+        await this.options.poll(projectId, signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        logger.warn({ projectId, err: errorLine(error) }, 'poll failed');
+      }
+      this.lastPolled.set(projectId, clock.now());
+    }
+  }
+
+  private async sleepUnlessWoken(ms: number, signal: AbortSignal): Promise<void> {
+    this.wake = new AbortController();
+    try {
+      await this.options.clock.sleep(ms, AbortSignal.any([signal, this.wake.signal]));
+    } catch {
+      // Woken early by replan() or stopped: the loop decides which.
+    } finally {
+      this.wake = undefined;
+    }
+  }
+}
