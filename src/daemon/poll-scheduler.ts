@@ -24,8 +24,6 @@ export class PollScheduler {
   private readonly lastPolled = new Map<string, number>();
   /** When a project never passed was first planned: its first poll is at this plus its offset. */
   private readonly firstPlanned = new Map<string, number>();
-  /** When a project never passed was first planned: its first poll is at this plus its offset. */
-  private readonly firstPlanned = new Map<string, number>();
   private wake: AbortController | undefined;
 
   constructor(options: PollSchedulerOptions) {
