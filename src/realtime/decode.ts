@@ -1,0 +1,63 @@
+/** Turns one realtime text message into a `Change`; never throws. */
+import {
+  EVENT_TYPES,
+  type EventType,
+  type JsonObject,
+  type RealtimeEvent,
+} from '../domain/index.js';
+import type { Change } from './change.js';
+
+/** The longest piece of a message's `type` quoted in a hint's reason. */
+const MAX_QUOTED_TYPE_CHARS = 64;
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function hint(projectId: string | undefined, reason: string): Change {
+  return projectId === undefined ? { kind: 'hint', reason } : { kind: 'hint', projectId, reason };
+}
+
+function quoteType(type: unknown): string {
+  if (typeof type !== 'string') return `a ${type === null ? 'null' : typeof type} type`;
+  const text =
+    type.length > MAX_QUOTED_TYPE_CHARS ? `${type.slice(0, MAX_QUOTED_TYPE_CHARS)}…` : type;
+  return `type ${JSON.stringify(text)}`;
+}
+
+/**
+ * Decodes a message per contract section 5: a known `type` with a non-empty string `projectId`
+ * is an event (`id` kept when a string, `data` kept when an object); anything else is a hint
+ * naming the message's `projectId` when it has one.
+ */
+export function decodeMessage(text: string): Change {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return hint(undefined, 'message is not JSON');
+  }
+  if (!isJsonObject(message)) {
+    return hint(
+      undefined,
+      `message is JSON ${Array.isArray(message) ? 'array' : 'but not an object'}`,
+    );
+  }
+  const projectId = nonEmptyString(message['projectId']);
+  const type = message['type'];
+  if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) {
+    return hint(projectId, `unknown message ${quoteType(type)}`);
+  }
+  if (projectId === undefined) return hint(undefined, `${type} message without a projectId`);
+  const event: RealtimeEvent = { type: type as EventType, projectId };
+  const id = nonEmptyString(message['id']);
+  if (id !== undefined) event.id = id;
+  if (isJsonObject(message['data'])) event.data = message['data'];
+  return { kind: 'event', event };
+}
