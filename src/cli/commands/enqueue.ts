@@ -1,11 +1,61 @@
 /** `projmirror enqueue <op>`: add an outbox item locally, without network; prints its id and idempotency key */
+import { systemClock, UsageError } from '../../domain/index.js';
+import { enqueue, OUTBOX_OPS } from '../../outbox/index.js';
+import { openDatabase } from '../../store/database.js';
 import type { CliCommand } from '../command.js';
+import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+
+/** Parses `--body`; anything but JSON is a usage error naming the text. */
+export function parseBody(text: unknown): unknown {
+  const source = typeof text === 'string' ? text : '{}';
+  try {
+    return JSON.parse(source) as unknown;
+  } catch {
+    const shown = source.length > 60 ? `${source.slice(0, 60)}...` : source;
+    throw new UsageError(`--body ${JSON.stringify(shown)} is not JSON`);
+  }
+}
 
 export const enqueueCommand: CliCommand = {
   command: 'enqueue <op>',
   describe: 'add an outbox item locally, without network; prints its id and idempotency key',
-  builder: (yargs) => withStoreOptions(yargs),
-  handler: () => notLanded('enqueue'),
+  builder: (yargs) =>
+    withStoreOptions(yargs)
+      .positional('op', { type: 'string', describe: `the edit: ${OUTBOX_OPS.join(', ')}` })
+      .option('project', { type: 'string', demandOption: true, describe: 'the project id' })
+      .option('target', {
+        type: 'string',
+        describe: 'the task, dependency or resource id (updates, deletes, set_assignees)',
+      })
+      .option('body', { type: 'string', default: '{}', describe: 'the JSON body of the edit' })
+      .option('json', { type: 'boolean', default: false, describe: 'print one JSON object' })
+      .example(
+        '$0 enqueue task.create --project p_1 --body \'{"name":"Pour","startDate":"2026-05-01","endDate":"2026-05-03"}\'',
+        'queue a new task',
+      )
+      .example('$0 enqueue task.update --project p_1 --target t_9 --body \'{"progress":50}\'', ''),
+  handler: async (args) => {
+    const body = parseBody(args['body']);
+    const db = openDatabase(String(args['db']));
+    try {
+      const target = args['target'];
+      const queued = enqueue(
+        db,
+        {
+          op: String(args['op']),
+          projectId: String(args['project']),
+          targetId: typeof target === 'string' && target !== '' ? target : null,
+          body,
+        },
+        systemClock.now(),
+      );
+      process.stdout.write(
+        args['json'] ? `${JSON.stringify(queued)}\n` : `${queued.id} ${queued.idempotencyKey}\n`,
+      );
+      return EXIT_OK;
+    } finally {
+      db.close();
+    }
+  },
 };

@@ -1,11 +1,110 @@
 /** `projmirror outbox <action> [id]`: manage outbox items: list, retry ID, drop ID */
+import { systemClock, UsageError } from '../../domain/index.js';
+import {
+  dropOutboxItem,
+  listOutbox,
+  OUTBOX_STATES,
+  outboxSummary,
+  retryOutboxItem,
+  type OutboxItem,
+  type OutboxState,
+  type OutboxSummary,
+} from '../../outbox/index.js';
+import { openDatabase, type Db } from '../../store/database.js';
 import type { CliCommand } from '../command.js';
+import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+
+const ACTIONS = ['list', 'retry', 'drop'] as const;
+
+function parseJsonColumn(text: string | null): unknown {
+  if (text === null || text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** An item as `outbox list --json` prints it: JSON columns parsed. */
+export function itemJson(item: OutboxItem): Record<string, unknown> {
+  return {
+    ...item,
+    body: parseJsonColumn(item.body),
+    requestBody: parseJsonColumn(item.requestBody),
+    result: parseJsonColumn(item.result),
+  };
+}
+
+/** One line per item: id, state, op, project, target, attempts, queued at, last error. */
+export function itemLine(item: OutboxItem): string {
+  const fields = [
+    String(item.id),
+    item.state,
+    item.op,
+    item.projectId,
+    item.targetId ?? '-',
+    `attempts=${item.attempts}`,
+    item.createdAt,
+  ];
+  if (item.nextAttemptAt !== null) fields.push(`next=${item.nextAttemptAt}`);
+  if (item.lastError !== null) fields.push(`error=${JSON.stringify(item.lastError)}`);
+  return fields.join('  ');
+}
+
+/** The closing line of `outbox list`: counts by state and the oldest pending item's age. */
+export function summaryLine(summary: OutboxSummary): string {
+  const counts = OUTBOX_STATES.map((state) => `${summary.counts[state]} ${state}`).join(', ');
+  if (summary.oldestPendingAgeMs === null) return counts;
+  return `${counts}; oldest pending queued ${Math.round(summary.oldestPendingAgeMs / 1000)} s ago`;
+}
+
+function parseId(value: unknown, action: string): number {
+  const id = Number(value);
+  if (value === undefined || !Number.isSafeInteger(id) || id <= 0) {
+    throw new UsageError(`outbox ${action} needs an item id, not ${JSON.stringify(value ?? '')}`);
+  }
+  return id;
+}
+
+function list(db: Db, args: Record<string, unknown>): void {
+  const state = args['state'] as OutboxState | undefined;
+  const items = listOutbox(db, state === undefined ? {} : { state });
+  if (args['json']) {
+    process.stdout.write(`${JSON.stringify(items.map(itemJson))}\n`);
+    return;
+  }
+  const lines = items.map(itemLine);
+  lines.push(summaryLine(outboxSummary(db, systemClock.now())));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
 
 export const outboxCommand: CliCommand = {
   command: 'outbox <action> [id]',
   describe: 'manage outbox items: list, retry ID, drop ID',
-  builder: (yargs) => withStoreOptions(yargs),
-  handler: () => notLanded('outbox'),
+  builder: (yargs) =>
+    withStoreOptions(yargs)
+      .positional('action', { choices: ACTIONS, describe: 'what to do' })
+      .positional('id', { type: 'string', describe: 'the item id (retry, drop)' })
+      .option('state', { choices: OUTBOX_STATES, describe: 'list only items in this state' })
+      .option('json', { type: 'boolean', default: false, describe: 'list as one JSON array' }),
+  handler: async (args) => {
+    const action = String(args['action']);
+    const id = action === 'list' ? 0 : parseId(args['id'], action);
+    const db = openDatabase(String(args['db']));
+    try {
+      if (action === 'list') {
+        list(db, args);
+      } else if (action === 'retry') {
+        retryOutboxItem(db, id, systemClock.now());
+        process.stdout.write(`outbox item ${id} is pending again\n`);
+      } else {
+        dropOutboxItem(db, id);
+        process.stdout.write(`outbox item ${id} dropped\n`);
+      }
+      return EXIT_OK;
+    } finally {
+      db.close();
+    }
+  },
 };

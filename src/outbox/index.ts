@@ -1,0 +1,8 @@
+/** The outbox: the queue of local edits and the engine that pushes them exactly once. */
+export * from './apply.js';
+export * from './backoff.js';
+export * from './item.js';
+export * from './ops.js';
+export * from './pusher.js';
+export * from './queue.js';
+export { MIN_RATE_LIMIT_WAIT_MS } from './send.js';

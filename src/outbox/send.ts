@@ -1,0 +1,105 @@
+/**
+ * One try of one item: claim it, send it, and turn the answer (or the error) into its next state.
+ * The classification of errors lives here: what is retried, what is waited out, what fails.
+ */
+import type { Logger } from 'pino';
+import {
+  BudgetExhaustedError,
+  errorLine,
+  RateLimitedError,
+  RemoteStatusError,
+  type Clock,
+  type RemoteApi,
+} from '../domain/index.js';
+import type { Db } from '../store/database.js';
+import type { ApplyResult } from './apply.js';
+import { backoffDelayMs, type BackoffPolicy } from './backoff.js';
+import type { OutboxItem } from './item.js';
+import { isDeleteOp, isOutboxOp } from './ops.js';
+import { claimItem, errorText, markDone, markFailed, reschedule } from './transitions.js';
+
+/** The shortest wait after a 429, whatever `Retry-After` said. */
+export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
+
+/** What became of one try. `sent` is true when a request went out. */
+export type Outcome =
+  | { kind: 'done' | 'failed' | 'gone' | 'retry' | 'aborted'; sent: boolean }
+  | { kind: 'wait'; sent: boolean; untilMs: number; rateLimited: boolean };
+
+/** What one try needs from the pusher. */
+export interface SendContext {
+  db: Db;
+  remote: RemoteApi;
+  clock: Clock;
+  logger: Logger;
+  applyResult: ApplyResult;
+  isReadOnly: (projectId: string) => string | null;
+  backoff: BackoffPolicy;
+  signal: AbortSignal | undefined;
+}
+
+/** Tries `head` once; never throws for anything the service or the network does. */
+export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outcome> {
+  const claim = claimItem(ctx.db, head.id, ctx.clock.now(), ctx.isReadOnly);
+  if (claim.kind === 'gone') return { kind: 'gone', sent: false };
+  const { item } = claim;
+  const log = ctx.logger.child({ item: item.id, op: item.op, projectId: item.projectId });
+  if (claim.kind === 'failed') {
+    log.warn({ error: claim.error }, 'outbox item failed before sending');
+    return { kind: 'failed', sent: false };
+  }
+  try {
+    const response = await ctx.remote.send(claim.request, { signal: ctx.signal, purpose: 'push' });
+    markDone(ctx.db, item, response, ctx.clock.now(), ctx.applyResult);
+    log.info({ attempts: item.attempts, status: response.status }, 'outbox item done');
+    return { kind: 'done', sent: true };
+  } catch (error) {
+    return settleError(item, error, ctx, log);
+  }
+}
+
+/** Decides the next state of an item whose try threw `error`. */
+function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Logger): Outcome {
+  const now = ctx.clock.now();
+  if (ctx.signal?.aborted) {
+    reschedule(ctx.db, item, { error: null, dueAt: null, uncount: false, now });
+    return { kind: 'aborted', sent: true };
+  }
+  if (error instanceof RateLimitedError || error instanceof BudgetExhaustedError) {
+    const untilMs =
+      error instanceof RateLimitedError
+        ? now + Math.max(MIN_RATE_LIMIT_WAIT_MS, error.retryAfterMs)
+        : error.resumeAt;
+    reschedule(ctx.db, item, { error: errorLine(error), dueAt: untilMs, uncount: true, now });
+    log.warn({ until: new Date(untilMs).toISOString() }, 'outbox push paused by the budget');
+    return {
+      kind: 'wait',
+      sent: error instanceof RateLimitedError,
+      untilMs,
+      rateLimited: error instanceof RateLimitedError,
+    };
+  }
+  if (error instanceof RemoteStatusError && !error.retryable) {
+    if (error.status === 404 && isOutboxOp(item.op) && isDeleteOp(item.op) && item.attempts > 1) {
+      // An earlier try deleted it and its answer was lost: the edit has taken effect.
+      return completeLostDelete(item, ctx, log);
+    }
+    const code = error.serviceCode ?? `http_${error.status}`;
+    markFailed(ctx.db, item, errorText(code, error.message), now);
+    log.warn({ status: error.status, code }, 'outbox item refused by the service');
+    return { kind: 'failed', sent: true };
+  }
+  const delayMs = backoffDelayMs(item.attempts, ctx.backoff);
+  reschedule(ctx.db, item, { error: errorLine(error), dueAt: now + delayMs, uncount: false, now });
+  log.warn(
+    { attempts: item.attempts, retryInMs: delayMs, error: errorLine(error) },
+    'outbox item will be retried',
+  );
+  return { kind: 'retry', sent: true };
+}
+
+function completeLostDelete(item: OutboxItem, ctx: SendContext, log: Logger): Outcome {
+  markDone(ctx.db, item, { status: 404, body: null }, ctx.clock.now(), ctx.applyResult);
+  log.info({ attempts: item.attempts }, 'outbox delete already took effect on an earlier try');
+  return { kind: 'done', sent: true };
+}

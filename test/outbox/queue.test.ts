@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/domain/index.js';
+import {
+  dropOutboxItem,
+  enqueue,
+  getOutboxItem,
+  listOutbox,
+  outboxSummary,
+  recoverInterrupted,
+  retryOutboxItem,
+} from '../../src/outbox/index.js';
+import { tempDatabase } from '../fixtures/db.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function setState(db: ReturnType<typeof tempDatabase>['db'], id: number, state: string) {
+  db.prepare('UPDATE outbox SET state = ? WHERE id = ?').run(state, id);
+}
+
+describe('enqueue', () => {
+  it('appends a pending item with a UUID idempotency key and the body as JSON', () => {
+    const { db } = tempDatabase();
+    const first = enqueue(db, { op: 'task.create', projectId: 'p_1', body: { name: 'A' } }, NOW);
+    const second = enqueue(
+      db,
+      { op: 'task.update', projectId: 'p_1', targetId: 't_1', body: { progress: 5 } },
+      NOW,
+    );
+    expect(second.id).toBeGreaterThan(first.id);
+    expect(first.idempotencyKey).toMatch(UUID);
+    expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
+    expect(getOutboxItem(db, first.id)).toMatchObject({
+      op: 'task.create',
+      projectId: 'p_1',
+      targetId: null,
+      body: '{"name":"A"}',
+      state: 'pending',
+      attempts: 0,
+      requestBody: null,
+      createdAt: '2026-11-21T12:00:00.000Z',
+    });
+  });
+
+  it('refuses bad input with a UsageError and queues nothing', () => {
+    const { db } = tempDatabase();
+    const attempts = [
+      { op: 'task.explode', projectId: 'p_1', body: {} },
+      { op: 'task.update', projectId: 'p_1', body: { progress: 5 } },
+      { op: 'task.create', projectId: 'p_1', body: { name: '' } },
+      { op: 'task.create', projectId: ' ', body: { name: 'A' } },
+    ];
+    const messages = attempts.map((input) => {
+      try {
+        enqueue(db, input, NOW);
+        return 'queued';
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        return (error as Error).message;
+      }
+    });
+    expect(messages).toEqual([
+      expect.stringMatching(/unknown op "task.explode"/),
+      'task.update needs a target id',
+      'task.create body: name must be a non-empty string',
+      'an outbox item needs a project id',
+    ]);
+    expect(listOutbox(db)).toEqual([]);
+  });
+
+  it('gives a plain SQL INSERT its own key, which never changes', () => {
+    const { db } = tempDatabase();
+    db.prepare(
+      `INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_1', '{"name":"A"}')`,
+    ).run();
+    const [item] = listOutbox(db);
+    expect(item?.idempotencyKey).toMatch(UUID);
+    db.prepare(`UPDATE outbox SET state = 'failed' WHERE id = ?`).run(item?.id);
+    retryOutboxItem(db, item?.id ?? 0, NOW);
+    expect(getOutboxItem(db, item?.id ?? 0)?.idempotencyKey).toBe(item?.idempotencyKey);
+  });
+});
+
+describe('managing items', () => {
+  it('retries a failed item keeping its attempts, and refuses sending or done ones', () => {
+    const { db } = tempDatabase();
+    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: { name: 'A' } }, NOW);
+    db.prepare(
+      `UPDATE outbox SET state = 'failed', attempts = 3, last_error = 'x', next_attempt_at = 'y'
+       WHERE id = ?`,
+    ).run(id);
+    retryOutboxItem(db, id, NOW + 1000);
+    expect(getOutboxItem(db, id)).toMatchObject({
+      state: 'pending',
+      attempts: 3,
+      nextAttemptAt: null,
+      updatedAt: '2026-11-21T12:00:01.000Z',
+    });
+    setState(db, id, 'sending');
+    expect(() => retryOutboxItem(db, id, NOW)).toThrow(
+      /item \d+ is sending; only failed or pending/,
+    );
+    setState(db, id, 'done');
+    expect(() => retryOutboxItem(db, id, NOW)).toThrow(/is done/);
+    expect(() => retryOutboxItem(db, 999, NOW)).toThrow('no outbox item 999');
+  });
+
+  it('drops pending and failed items but never one being sent', () => {
+    const { db } = tempDatabase();
+    const ids = [1, 2, 3].map(
+      () => enqueue(db, { op: 'task.delete', projectId: 'p_1', targetId: 't_1' }, NOW).id,
+    );
+    setState(db, ids[1] ?? 0, 'failed');
+    setState(db, ids[2] ?? 0, 'sending');
+    dropOutboxItem(db, ids[0] ?? 0);
+    dropOutboxItem(db, ids[1] ?? 0);
+    expect(() => dropOutboxItem(db, ids[2] ?? 0)).toThrow(/is sending/);
+    expect(listOutbox(db).map((item) => item.id)).toEqual([ids[2]]);
+  });
+
+  it('summarises counts by state and the oldest pending age', () => {
+    const { db } = tempDatabase();
+    expect(outboxSummary(db, NOW)).toEqual({
+      counts: { pending: 0, sending: 0, done: 0, failed: 0 },
+      oldestPendingAt: null,
+      oldestPendingAgeMs: null,
+    });
+    const body = { name: 'A' };
+    const a = enqueue(db, { op: 'task.create', projectId: 'p_1', body }, NOW - 90_000).id;
+    enqueue(db, { op: 'task.create', projectId: 'p_1', body }, NOW - 30_000);
+    const c = enqueue(db, { op: 'task.create', projectId: 'p_2', body }, NOW - 10_000).id;
+    setState(db, a, 'done');
+    setState(db, c, 'failed');
+    expect(outboxSummary(db, NOW)).toEqual({
+      counts: { pending: 1, sending: 0, done: 1, failed: 1 },
+      oldestPendingAt: '2026-11-21T11:59:30.000Z',
+      oldestPendingAgeMs: 30_000,
+    });
+    expect(listOutbox(db, { state: 'failed' }).map((item) => item.id)).toEqual([c]);
+  });
+
+  it('puts items left sending back to pending', () => {
+    const { db } = tempDatabase();
+    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: { name: 'A' } }, NOW);
+    db.prepare(`UPDATE outbox SET state = 'sending', attempts = 1 WHERE id = ?`).run(id);
+    expect(recoverInterrupted(db, NOW)).toBe(1);
+    expect(getOutboxItem(db, id)).toMatchObject({ state: 'pending', attempts: 1 });
+  });
+});
