@@ -24,11 +24,13 @@ function hint(projectId: string | undefined, reason: string): Change {
   return projectId === undefined ? { kind: 'hint', reason } : { kind: 'hint', projectId, reason };
 }
 
-function quoteType(type: unknown): string {
-  if (typeof type !== 'string') return `a ${type === null ? 'null' : typeof type} type`;
-  const text =
+function unknownTypeReason(type: unknown): string {
+  if (type === undefined) return 'message without a type';
+  if (typeof type !== 'string')
+    return `message type is ${type === null ? 'null' : `a ${typeof type}`}`;
+  const shown =
     type.length > MAX_QUOTED_TYPE_CHARS ? `${type.slice(0, MAX_QUOTED_TYPE_CHARS)}…` : type;
-  return `type ${JSON.stringify(text)}`;
+  return `unknown message type ${JSON.stringify(shown)}`;
 }
 
 /**
@@ -52,7 +54,7 @@ export function decodeMessage(text: string): Change {
   const projectId = nonEmptyString(message['projectId']);
   const type = message['type'];
   if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) {
-    return hint(projectId, `unknown message ${quoteType(type)}`);
+    return hint(projectId, unknownTypeReason(type));
   }
   if (projectId === undefined) return hint(undefined, `${type} message without a projectId`);
   const event: RealtimeEvent = { type: type as EventType, projectId };
