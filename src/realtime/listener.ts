@@ -127,19 +127,23 @@ export class RealtimeListener {
     }
     const controller = new AbortController();
     this.controller = controller;
+    const onAbort = () => controller.abort();
     if (signal?.aborted) controller.abort();
-    signal?.addEventListener('abort', () => controller.abort(), { once: true });
-    this.loop = this.run(controller.signal).catch((error: unknown) => {
-      this.logger.error({ error: errorLine(error) }, 'realtime: listener stopped unexpectedly');
-    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.loop = this.run(controller.signal)
+      .catch((error: unknown) => {
+        this.logger.error({ error: errorLine(error) }, 'realtime: listener stopped unexpectedly');
+      })
+      .finally(() => {
+        signal?.removeEventListener('abort', onAbort);
+        if (this.controller === controller) this.controller = undefined;
+      });
   }
 
   /** Closes the socket and resolves once the loop has ended; safe to call at any time. */
   async stop(): Promise<void> {
     this.controller?.abort();
     await this.loop;
-    this.controller = undefined;
-    this.loop = undefined;
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -234,6 +238,7 @@ export class RealtimeListener {
   }
 
   private received(data: RawData): void {
+    if (this.controller?.signal.aborted !== false) return;
     const change = decodeMessage(messageText(data));
     if (change.kind === 'hint') {
       this.logger.debug(

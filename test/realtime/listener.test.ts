@@ -182,6 +182,9 @@ describe('RealtimeListener', () => {
     expect(statuses).toEqual(['connecting', 'disconnected', 'connecting', 'disconnected']);
     expect(changes).toEqual([]);
     expect(log.text()).not.toContain(TOKEN);
+
+    await listener.stop(); // in the middle of the pause: no clock advance needed
+    expect(clock.pendingSleeps).toBe(0);
   });
 
   it('never follows a redirect', async () => {
@@ -284,9 +287,9 @@ describe('RealtimeListener', () => {
     expect(listener.connected).toBe(false);
   });
 
-  it('stops when its signal aborts, and refuses a second start', async () => {
+  it('stops when its signal aborts, refuses a second start, and can start again', async () => {
     const server = await startWsServer();
-    const { listener } = setup(server.url);
+    const { listener, changes } = setup(server.url);
     const controller = new AbortController();
     listener.start(controller.signal);
     expect(() => listener.start()).toThrow(ProjmirrorError);
@@ -295,6 +298,10 @@ describe('RealtimeListener', () => {
     await waitFor(() => server.closeCodes.length === 1, 'the close at the server');
     expect(server.closeCodes).toEqual([1000]);
     await listener.stop();
+
+    listener.start();
+    await waitFor(() => listener.connected && server.sockets.length === 2, 'a fresh start');
+    expect(changes).toEqual([]);
   });
 
   it('refuses a URL that is not ws: or wss:, and an unreadable CA file', () => {
