@@ -4,8 +4,8 @@
 -- One row per project mirrored.
 CREATE TABLE projects (
   id               TEXT PRIMARY KEY,
-  name             TEXT NOT NULL,
-  active           INTEGER NOT NULL CHECK (active IN (0, 1)),
+  name             TEXT,                     -- typed columns are NULL when the service omits the field
+  active           INTEGER CHECK (active IN (0, 1)),
   read_only_reason TEXT,
   data             TEXT NOT NULL,            -- the service's whole JSON object
   synced_at        TEXT NOT NULL             -- when this row was last written from the service
@@ -106,28 +106,34 @@ CREATE TABLE outbox (
 );
 CREATE INDEX outbox_queue ON outbox (state, project_id, id);
 
--- Bookkeeping of passes (kept apart from the mirrored tables, so an unchanged pass rewrites no
--- mirrored row): one row per project.
+-- Bookkeeping of full passes, one row per project; kept apart from the mirrored tables so that a
+-- pass which finds nothing changed writes no mirrored row (it updates last_pass_at here only).
 CREATE TABLE sync_state (
-  project_id        TEXT PRIMARY KEY,
-  last_pass_at      TEXT,                    -- end of the last consistent full pass
-  last_change_at    TEXT,                    -- last time a pass or event changed a row
-  backfill          TEXT NOT NULL DEFAULT 'pending'
-                    CHECK (backfill IN ('pending', 'in_progress', 'done')),
-  pages_read        INTEGER NOT NULL DEFAULT 0, -- of the pass in hand
-  total_count       INTEGER,                    -- X-Total-Count at the pass in hand's start
-  last_error        TEXT
+  project_id    TEXT PRIMARY KEY,
+  backfill      TEXT NOT NULL DEFAULT 'pending'
+                CHECK (backfill IN ('pending', 'in_progress', 'done')),
+                                           -- 'done' once the project's first full pass committed;
+                                           -- task_history is recorded from then on
+  pages_read    INTEGER NOT NULL DEFAULT 0, -- pages of the backfill in hand, else of the last pass
+  total_count   INTEGER,                    -- X-Total-Count seen by that pass
+  last_pass_at  TEXT,                       -- end of the last consistent full pass
+  last_change_at TEXT,                      -- last time a pass or an event changed a mirrored row
+  project_etag  TEXT,                       -- ETag of get project, for its conditional read
+  last_error    TEXT,                       -- one line: why the last pass failed; NULL after success
+  last_error_at TEXT
 );
 
--- The kept pages of list tasks: their ETag and rows, so a 304 reuses them and an interrupted
--- pass resumes. `rows` holds the page's full JSON array.
+-- The kept pages of list tasks: each page's ETag with the rows it stood for, so a 304 reuses them
+-- and an interrupted pass resumes. `rows` is a JSON array with one task per line ("[a,\nb]"), so
+-- it can be split into the rows' own texts without parsing.
 CREATE TABLE task_pages (
   project_id TEXT NOT NULL,
   page_size  INTEGER NOT NULL,
   page       INTEGER NOT NULL,
   etag       TEXT,
+  row_count  INTEGER NOT NULL,
   rows       TEXT NOT NULL,
-  read_at    TEXT NOT NULL,
+  read_at    TEXT NOT NULL,                  -- when these rows were received (a 304 leaves it)
   PRIMARY KEY (project_id, page_size, page)
 ) WITHOUT ROWID;
 

@@ -122,3 +122,16 @@ export class BudgetExhaustedError extends ProjmirrorError {
     this.resumeAt = resumeAt;
   }
 }
+
+/**
+ * A full read of a project's tasks did not hold together even after its one repeat: the total
+ * kept moving, rows came twice, or pages ran past `X-Total-Count`. The mirror is left as it was.
+ */
+export class InconsistentReadError extends ProjmirrorError {
+  readonly projectId: string;
+
+  constructor(projectId: string, problem: string) {
+    super('read_inconsistent', `list tasks of ${projectId}: ${problem} (after one repeat)`);
+    this.projectId = projectId;
+  }
+}

@@ -1,0 +1,118 @@
+/** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
+import type { Clock, Task } from '../domain/index.js';
+import { isoTime } from '../store/database.js';
+import type { MirrorStore } from '../store/mirror-store.js';
+import { decodeRows, type KeptPage } from '../store/task-pages.js';
+import type { WriteContext, WriteTally } from '../store/write-context.js';
+import type { PassGuard } from './guard.js';
+
+/** A task read twice within one full read: the collection moved under the pass. */
+export class RepeatedTaskError extends Error {
+  constructor(taskId: string) {
+    super(`task ${taskId} appeared twice`);
+  }
+}
+
+/**
+ * Applies one row of a full read: notes it seen (throwing `RepeatedTaskError` on a second
+ * sighting) and writes it unless an event wrote that task during the pass.
+ */
+export function applyRow(
+  store: MirrorStore,
+  projectId: string,
+  task: Task,
+  text: string,
+  guard: PassGuard,
+  context: WriteContext,
+): void {
+  if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
+  if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
+}
+
+/** Applies every row of a kept page, parsing each row's own text. */
+export function applyKeptRows(
+  store: MirrorStore,
+  projectId: string,
+  kept: KeptPage,
+  guard: PassGuard,
+  context: WriteContext,
+): void {
+  for (const text of decodeRows(kept.rows)) {
+    applyRow(store, projectId, JSON.parse(text) as Task, text, guard, context);
+  }
+}
+
+/** Takes each page as the pager reads it. Either method may throw `RepeatedTaskError`. */
+export interface PageWriter {
+  /** A page answered 200: its rows, with their ETag and `X-Total-Count`. */
+  received(page: number, etag: string | undefined, rows: Task[], totalCount: number): void;
+  /** A page answered 304: its kept copy stands. */
+  reused(page: number, kept: KeptPage, totalCount: number | undefined): void;
+}
+
+/** Where the pages of one project's pass are kept. */
+export interface PageTarget {
+  store: MirrorStore;
+  clock: Clock;
+  projectId: string;
+  pageSize: number;
+}
+
+/** Later passes: a page is only kept; the pass's commit applies every page at once. */
+export class StagingWriter implements PageWriter {
+  private readonly target: PageTarget;
+
+  constructor(target: PageTarget) {
+    this.target = target;
+  }
+
+  received(page: number, etag: string | undefined, rows: Task[]): void {
+    const { store, clock, projectId, pageSize } = this.target;
+    const texts = rows.map((row) => JSON.stringify(row));
+    store.taskPages.put(projectId, pageSize, page, etag, texts, isoTime(clock.now()));
+  }
+
+  reused(): void {}
+}
+
+/**
+ * The first pass (backfill): a page is kept and applied to the mirror in one transaction as it
+ * arrives, so a large project becomes visible as it loads; no history (this is the baseline).
+ */
+export class BackfillWriter implements PageWriter {
+  private readonly target: PageTarget;
+  private readonly guard: PassGuard;
+  private readonly tally: WriteTally;
+
+  constructor(target: PageTarget, guard: PassGuard, tally: WriteTally) {
+    this.target = target;
+    this.guard = guard;
+    this.tally = tally;
+  }
+
+  received(page: number, etag: string | undefined, rows: Task[], totalCount: number): void {
+    const { store, projectId, pageSize } = this.target;
+    const context = this.context();
+    const texts = rows.map((row) => JSON.stringify(row));
+    store.transaction(() => {
+      store.taskPages.put(projectId, pageSize, page, etag, texts, context.at);
+      rows.forEach((row, index) => {
+        applyRow(store, projectId, row, texts[index] as string, this.guard, context);
+      });
+      store.syncState.backfillProgress(projectId, page, totalCount);
+    });
+  }
+
+  reused(page: number, kept: KeptPage, totalCount: number | undefined): void {
+    const { store, projectId } = this.target;
+    const context = this.context();
+    store.transaction(() => {
+      applyKeptRows(store, projectId, kept, this.guard, context);
+      store.syncState.backfillProgress(projectId, page, totalCount ?? null);
+    });
+  }
+
+  private context(): WriteContext {
+    return { at: isoTime(this.target.clock.now()), history: false, tally: this.tally };
+  }
+}

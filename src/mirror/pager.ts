@@ -1,0 +1,148 @@
+/**
+ * One full read of a project's tasks (spec 4.2): constant page size, pages upward from 1, stop
+ * when the rows read reach `X-Total-Count`. Each page is asked with the ETag of its kept copy, so
+ * an unchanged page costs a 304 and no transfer. An attempt that finds the collection moved (the
+ * total changed, a page came short or empty before the total, a row came twice, pages ran past
+ * the total) ends at once with a `problem`, for the caller to repeat once.
+ */
+import {
+  MalformedResponseError,
+  type RemoteApi,
+  type RemoteContext,
+  type Task,
+} from '../domain/index.js';
+import type { TaskPagesRepository } from '../store/task-pages.js';
+import { RepeatedTaskError, type PageWriter } from './page-writer.js';
+import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
+import { checkTaskPage, checkTotalCount } from './validate.js';
+
+/** Request counts of a pass, shared by its attempts. */
+export interface PassCounters {
+  requests: number;
+  pagesRead: number;
+  pagesNotModified: number;
+}
+
+/** How an attempt ended: the pages that hold the collection, or why it must be repeated. */
+export interface AttemptOutcome {
+  lastPage: number;
+  totalCount: number;
+  problem?: string;
+}
+
+/** Everything one project's reads need. */
+export interface PagerSetup {
+  remote: RemoteApi;
+  taskPages: TaskPagesRepository;
+  writer: PageWriter;
+  projectId: string;
+  pageSize: number;
+  backfill: boolean;
+  counters: PassCounters;
+  call: SyncOptions;
+  onProgress: ((progress: SyncProgress) => void) | undefined;
+}
+
+interface PageRead {
+  count: number;
+  totalCount: number | undefined;
+  notModified: boolean;
+  repeated?: string;
+}
+
+/** Reads a project's task pages, one attempt at a time. */
+export class TaskPager {
+  private readonly setup: PagerSetup;
+
+  constructor(setup: PagerSetup) {
+    this.setup = setup;
+  }
+
+  /** One full read. Throws on remote errors and malformed pages; returns `problem` if it moved. */
+  async read(attempt: number): Promise<AttemptOutcome> {
+    const { pageSize } = this.setup;
+    let rowsRead = 0;
+    let firstTotal: number | undefined;
+    for (let page = 1; ; page++) {
+      const limit = firstTotal === undefined ? Infinity : Math.ceil(firstTotal / pageSize);
+      if (page > limit + PAGE_SLACK) {
+        const problem = `${page - 1} pages did not reach X-Total-Count ${firstTotal}`;
+        return { lastPage: page - 1, totalCount: rowsRead, problem };
+      }
+      const read = await this.readPage(page);
+      const moved = read.repeated ?? this.moved(firstTotal, read.totalCount);
+      firstTotal ??= read.totalCount;
+      rowsRead += read.count;
+      const total = firstTotal;
+      this.report({
+        attempt,
+        page,
+        tasksRead: rowsRead,
+        totalCount: total,
+        notModified: read.notModified,
+      });
+      const outcome = { lastPage: page, totalCount: total ?? rowsRead };
+      if (moved !== undefined) return { ...outcome, problem: moved };
+      // Without any X-Total-Count (304s that omit it) the first short page ends the collection.
+      if (total === undefined) {
+        if (read.count < pageSize) return outcome;
+        continue;
+      }
+      if (rowsRead === total) return outcome;
+      if (rowsRead > total)
+        return { ...outcome, problem: `${rowsRead} rows, X-Total-Count ${total}` };
+      if (read.count < pageSize) {
+        const problem = `page ${page} held ${read.count} rows before X-Total-Count ${total} was reached`;
+        return { ...outcome, problem };
+      }
+    }
+  }
+
+  private moved(first: number | undefined, total: number | undefined): string | undefined {
+    if (first === undefined || total === undefined || first === total) return undefined;
+    return `X-Total-Count moved from ${first} to ${total}`;
+  }
+
+  private async readPage(page: number): Promise<PageRead> {
+    const { remote, taskPages, writer, projectId, pageSize, counters, call } = this.setup;
+    call.signal?.throwIfAborted();
+    const kept = taskPages.get(projectId, pageSize, page);
+    const context: RemoteContext = { route: 'listTasks', projectId, page };
+    counters.requests += 1;
+    const answer = await remote.listTasksPage(projectId, page, pageSize, kept?.etag ?? undefined, {
+      signal: call.signal,
+      purpose: call.purpose ?? 'poll',
+    });
+    counters.pagesRead += 1;
+    if (answer.notModified) {
+      if (kept?.etag == null) {
+        throw new MalformedResponseError(context, '304 Not Modified to a request without ETag');
+      }
+      counters.pagesNotModified += 1;
+      const total =
+        answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
+      const repeated = catchRepeat(() => writer.reused(page, kept, total));
+      return { count: kept.rowCount, totalCount: total, notModified: true, repeated };
+    }
+    const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);
+    const total = checkTotalCount(answer.totalCount, context);
+    const repeated = catchRepeat(() => writer.received(page, answer.etag, rows, total));
+    return { count: rows.length, totalCount: total, notModified: false, repeated };
+  }
+
+  private report(progress: Omit<SyncProgress, 'projectId' | 'backfill'>): void {
+    const { onProgress, projectId, backfill } = this.setup;
+    onProgress?.({ projectId, backfill, ...progress });
+  }
+}
+
+/** Runs `write`; the message of a `RepeatedTaskError` it throws, else undefined. */
+function catchRepeat(write: () => void): string | undefined {
+  try {
+    write();
+    return undefined;
+  } catch (error) {
+    if (error instanceof RepeatedTaskError) return error.message;
+    throw error;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * One project's full pass: read the project, page its tasks (repeating once if they moved), read
+ * its three lists, then commit everything in one transaction. The first pass of a project (its
+ * backfill) instead applies each page as it arrives, so that a large project shows up as it
+ * loads. A failed pass leaves the mirror as it was; the pages it read stay kept with their ETags,
+ * so the next pass gets 304s for them.
+ */
+import type { Logger } from 'pino';
+import {
+  errorLine,
+  InconsistentReadError,
+  MalformedResponseError,
+  ProjmirrorError,
+  type Clock,
+  type Project,
+  type RemoteApi,
+} from '../domain/index.js';
+import { isoTime } from '../store/database.js';
+import type { MirrorStore } from '../store/mirror-store.js';
+import { newTally, type WriteContext } from '../store/write-context.js';
+import { commitPass, type ProjectLists } from './commit.js';
+import { PassGuard } from './guard.js';
+import { BackfillWriter, StagingWriter, type PageTarget } from './page-writer.js';
+import { TaskPager, type PassCounters } from './pager.js';
+import {
+  MAX_READ_ATTEMPTS,
+  type ProjectSyncResult,
+  type SyncOptions,
+  type SyncProgress,
+} from './types.js';
+import { checkProject, checkRecords } from './validate.js';
+
+/** The engine's parts a pass uses, resolved once by `Mirror`. */
+export interface PassDeps {
+  store: MirrorStore;
+  remote: RemoteApi;
+  clock: Clock;
+  logger: Logger;
+  pageSize: number;
+  onProgress: ((progress: SyncProgress) => void) | undefined;
+}
+
+/** One pass over one project; `run` once. */
+export class ProjectPass {
+  readonly projectId: string;
+  /** What events wrote during this pass, which its commit must leave alone. */
+  readonly guard = new PassGuard();
+  /** The error that ended the pass, if it failed. */
+  failure: unknown;
+  private readonly deps: PassDeps;
+  private readonly listed: Project | undefined;
+  private readonly call: SyncOptions;
+  private readonly counters: PassCounters = { requests: 0, pagesRead: 0, pagesNotModified: 0 };
+  private readonly tally = newTally();
+  private attempts = 0;
+  private backfill = false;
+
+  /** `listed` is the project as list projects returned it; without it the pass gets it. */
+  constructor(deps: PassDeps, projectId: string, listed: Project | undefined, call: SyncOptions) {
+    this.deps = deps;
+    this.projectId = projectId;
+    this.listed = listed;
+    this.call = call;
+  }
+
+  /** Runs the pass; never throws: a failure is recorded in `sync_state` and in the result. */
+  async run(): Promise<ProjectSyncResult> {
+    const { store, clock, logger } = this.deps;
+    const startedAt = clock.now();
+    try {
+      await this.sync();
+      const result = this.result();
+      logger.info({ ...result, ms: clock.now() - startedAt }, 'project synced');
+      return result;
+    } catch (error) {
+      this.failure = error;
+      const line = errorLine(error);
+      try {
+        store.syncState.passFailed(this.projectId, line, isoTime(clock.now()));
+      } catch (storeError) {
+        logger.error({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record');
+      }
+      logger.warn({ projectId: this.projectId, err: line }, 'project sync failed');
+      return { ...this.result(), ok: false, error: line, errorCode: codeOf(error) };
+    }
+  }
+
+  private async sync(): Promise<void> {
+    const { store, logger } = this.deps;
+    this.backfill = !store.syncState.hasBaseline(this.projectId);
+    const { project, etag } = await this.readProject();
+    if (this.backfill) {
+      store.transaction(() => {
+        store.projects.put(project, this.context(false));
+        store.syncState.beginBackfill(this.projectId);
+      });
+    }
+    const pager = this.pager();
+    let lists: ProjectLists | undefined;
+    for (;;) {
+      this.attempts += 1;
+      store.seenTasks.clear(this.projectId);
+      const outcome = await pager.read(this.attempts);
+      let problem = outcome.problem;
+      if (problem === undefined) {
+        lists ??= await this.readLists();
+        const plan = { ...outcome, projectId: this.projectId, project, projectEtag: etag };
+        const { pageSize } = this.deps;
+        const full = { ...plan, backfill: this.backfill, pageSize, lists, guard: this.guard };
+        problem = commitPass(store, full, this.context(!this.backfill));
+        if (problem === undefined) return;
+      }
+      if (this.attempts >= MAX_READ_ATTEMPTS)
+        throw new InconsistentReadError(this.projectId, problem);
+      logger.info(
+        { projectId: this.projectId, problem },
+        'tasks moved while paging; reading again',
+      );
+    }
+  }
+
+  private pager(): TaskPager {
+    const { store, clock, remote, pageSize, onProgress } = this.deps;
+    const target: PageTarget = { store, clock, projectId: this.projectId, pageSize };
+    const writer = this.backfill
+      ? new BackfillWriter(target, this.guard, this.tally)
+      : new StagingWriter(target);
+    return new TaskPager({
+      remote,
+      taskPages: store.taskPages,
+      writer,
+      projectId: this.projectId,
+      pageSize,
+      backfill: this.backfill,
+      counters: this.counters,
+      call: this.call,
+      onProgress,
+    });
+  }
+
+  /** The project record: as listed, else from get project (conditional on the ETag held). */
+  private async readProject(): Promise<{ project: Project; etag: string | undefined }> {
+    if (this.listed !== undefined) return { project: this.listed, etag: undefined };
+    const { store, remote } = this.deps;
+    const context = { route: 'getProject', projectId: this.projectId };
+    const held = store.projects.data(this.projectId);
+    const heldEtag =
+      held === undefined ? undefined : store.syncState.get(this.projectId)?.projectEtag;
+    this.counters.requests += 1;
+    const answer = await remote.getProject(this.projectId, heldEtag ?? undefined, this.options());
+    if (!answer.notModified) {
+      return { project: checkProject(answer.value, context, this.projectId), etag: answer.etag };
+    }
+    if (held === undefined || heldEtag == null) {
+      throw new MalformedResponseError(context, '304 Not Modified to a request without ETag');
+    }
+    return { project: JSON.parse(held) as Project, etag: answer.etag ?? heldEtag };
+  }
+
+  private async readLists(): Promise<ProjectLists> {
+    const { remote } = this.deps;
+    const id = this.projectId;
+    const options = this.options();
+    this.counters.requests += 3;
+    const [members, resources, dependencies] = await Promise.all([
+      remote.listMembers(id, options),
+      remote.listResources(id, options),
+      remote.listDependencies(id, options),
+    ]);
+    return {
+      members: checkRecords(members, { route: 'listMembers', projectId: id }),
+      resources: checkRecords(resources, { route: 'listResources', projectId: id }),
+      dependencies: checkRecords(dependencies, { route: 'listDependencies', projectId: id }),
+    };
+  }
+
+  private options() {
+    return { signal: this.call.signal, purpose: this.call.purpose ?? 'poll' };
+  }
+
+  private context(history: boolean): WriteContext {
+    return { at: isoTime(this.deps.clock.now()), history, tally: this.tally };
+  }
+
+  private result(): ProjectSyncResult {
+    return {
+      projectId: this.projectId,
+      ok: true,
+      requests: this.counters.requests,
+      pagesRead: this.counters.pagesRead,
+      pagesNotModified: this.counters.pagesNotModified,
+      rowsWritten: this.tally.rows,
+      historyWritten: this.tally.history,
+      tasks: this.deps.store.tasks.count(this.projectId),
+      attempts: this.attempts,
+      backfill: this.backfill,
+    };
+  }
+}
+
+function codeOf(error: unknown): string {
+  if (error instanceof ProjmirrorError) return error.code;
+  if (error instanceof Error && error.name === 'AbortError') return 'aborted';
+  return 'internal';
+}

@@ -1,0 +1,96 @@
+/** The mirror engine's options, progress events and reports. */
+import type { Logger } from 'pino';
+import type { Clock, RemoteApi, RequestPurpose } from '../domain/index.js';
+import type { Db } from '../store/database.js';
+
+/** Rows asked for per list-tasks page: the service's maximum (spec 4.2). */
+export const DEFAULT_PAGE_SIZE = 500;
+
+/** The largest page size the service accepts. */
+export const MAX_PAGE_SIZE = 500;
+
+/** A full read is repeated at most once when the collection moved under it (spec 4.2 rule 4). */
+export const MAX_READ_ATTEMPTS = 2;
+
+/** Pages read past `X-Total-Count / pageSize` before a read is declared runaway. */
+export const PAGE_SLACK = 2;
+
+/** What the engine needs: the mirror's connection, the service, time, logs. */
+export interface MirrorOptions {
+  db: Db;
+  remote: RemoteApi;
+  clock: Clock;
+  logger: Logger;
+  /** Rows per list-tasks page, 1 to 500; constant for every read. */
+  pageSize?: number;
+  /** Called after every task page read (for progress bars). */
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+/** Per-call options of a sync. */
+export interface SyncOptions {
+  /** Stops the pass between requests; the mirror keeps what was committed, the pages read stay kept. */
+  signal?: AbortSignal;
+  /** Told to the request gate; `poll` unless said otherwise. */
+  purpose?: RequestPurpose;
+}
+
+/** One task page read, as reported to `onProgress`. */
+export interface SyncProgress {
+  projectId: string;
+  /** 1, or 2 for the one repeat of a read that moved. */
+  attempt: number;
+  /** The page just read. */
+  page: number;
+  /** Rows read so far in this attempt. */
+  tasksRead: number;
+  /** The latest `X-Total-Count`, if the service sent one. */
+  totalCount: number | undefined;
+  /** The page was answered 304 and its kept rows reused. */
+  notModified: boolean;
+  /** The project's first pass, committed page by page. */
+  backfill: boolean;
+}
+
+/** What one project's pass did. Counts cover the whole pass, both attempts. */
+export interface ProjectSyncResult {
+  projectId: string;
+  /** The mirror holds a consistent full read of the project made by this pass. */
+  ok: boolean;
+  /** One line, when not ok. */
+  error?: string;
+  /** The error's stable code (`budget_exhausted`, `remote_status`, `read_inconsistent`...). */
+  errorCode?: string;
+  /** Requests sent to the service for this project (each page, the three lists, get project). */
+  requests: number;
+  /** Task pages requested, 304s included. */
+  pagesRead: number;
+  /** Task pages answered 304 and reused. */
+  pagesNotModified: number;
+  /** Mirrored records (project, tasks, members, resources, dependencies) inserted, updated or deleted. */
+  rowsWritten: number;
+  /** `task_history` rows appended. */
+  historyWritten: number;
+  /** Tasks the mirror holds for the project afterwards. */
+  tasks: number;
+  /** Full reads made: 1, or 2 when the first moved under the pass. */
+  attempts: number;
+  /** This was the project's first pass (its baseline), committed page by page. */
+  backfill: boolean;
+}
+
+/** What `syncAll` did. */
+export interface SyncReport {
+  /** Every project asked for passed. */
+  ok: boolean;
+  /** Why no project could be synced (list projects failed). */
+  error?: string;
+  /** Requests sent, list projects included. */
+  requests: number;
+  projects: ProjectSyncResult[];
+  /** Projects deleted from the mirror because the service no longer lists them. */
+  removedProjects: string[];
+}
+
+/** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
+export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';

@@ -1,0 +1,54 @@
+/** Every repository of the mirror over one connection, with the transaction that groups them. */
+import type { Db } from './database.js';
+import { ProjectRecordsRepository, type RecordKind } from './project-records.js';
+import { ProjectsRepository } from './projects.js';
+import { SeenTasks } from './seen-tasks.js';
+import { SyncStateRepository } from './sync-state.js';
+import { TaskHistoryRepository } from './task-history.js';
+import { TaskPagesRepository } from './task-pages.js';
+import { TasksRepository } from './tasks.js';
+
+/** The repositories of one connection; statements are prepared once, here. */
+export class MirrorStore {
+  readonly db: Db;
+  readonly projects: ProjectsRepository;
+  readonly tasks: TasksRepository;
+  readonly history: TaskHistoryRepository;
+  readonly records: Readonly<Record<RecordKind, ProjectRecordsRepository>>;
+  readonly syncState: SyncStateRepository;
+  readonly taskPages: TaskPagesRepository;
+  readonly seenTasks: SeenTasks;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.history = new TaskHistoryRepository(db);
+    this.projects = new ProjectsRepository(db);
+    this.tasks = new TasksRepository(db, this.history);
+    this.records = {
+      members: new ProjectRecordsRepository(db, 'members'),
+      resources: new ProjectRecordsRepository(db, 'resources'),
+      dependencies: new ProjectRecordsRepository(db, 'dependencies'),
+    };
+    this.syncState = new SyncStateRepository(db);
+    this.taskPages = new TaskPagesRepository(db);
+    this.seenTasks = new SeenTasks(db);
+  }
+
+  /**
+   * Runs `fn` in one write transaction, begun IMMEDIATE so it never fails half-way on a lock;
+   * inside another transaction it nests as a savepoint. Readers see all of it or none.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Deletes a project with everything mirrored and kept for it. */
+  removeProject(projectId: string): void {
+    this.transaction(() => {
+      this.projects.remove(projectId);
+      this.syncState.remove(projectId);
+      this.taskPages.remove(projectId);
+      this.seenTasks.clear(projectId);
+    });
+  }
+}

@@ -1,0 +1,54 @@
+/** The `projects` table: one row per mirrored project. */
+import type { Project } from '../domain/index.js';
+import type { Db } from './database.js';
+import { textColumn } from './values.js';
+import type { WriteContext } from './write-context.js';
+
+/** Reads and writes projects. Deleting one deletes its tasks and lists (foreign keys cascade). */
+export class ProjectsRepository {
+  private readonly dataStmt;
+  private readonly putStmt;
+  private readonly deleteStmt;
+  private readonly idsStmt;
+
+  constructor(db: Db) {
+    this.dataStmt = db.prepare<[string], string>('SELECT data FROM projects WHERE id = ?');
+    this.dataStmt.pluck();
+    this.putStmt = db.prepare(
+      `INSERT INTO projects (id, name, active, read_only_reason, data, synced_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, active = excluded.active,
+         read_only_reason = excluded.read_only_reason, data = excluded.data,
+         synced_at = excluded.synced_at`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM projects WHERE id = ?');
+    this.idsStmt = db.prepare<[], string>('SELECT id FROM projects ORDER BY id');
+    this.idsStmt.pluck();
+  }
+
+  /** The JSON text the mirror holds for a project, if it mirrors it. */
+  data(projectId: string): string | undefined {
+    return this.dataStmt.get(projectId);
+  }
+
+  /** Writes a project unless the mirror holds exactly this JSON already; true when it wrote. */
+  put(project: Project, context: WriteContext): boolean {
+    const data = JSON.stringify(project);
+    if (this.dataStmt.get(project.id) === data) return false;
+    const active = typeof project.active === 'boolean' ? Number(project.active) : null;
+    const reason = textColumn(project.readOnlyReason);
+    this.putStmt.run(project.id, textColumn(project.name), active, reason, data, context.at);
+    context.tally.rows += 1;
+    return true;
+  }
+
+  /** Deletes a project with everything mirrored under it. */
+  remove(projectId: string): void {
+    this.deleteStmt.run(projectId);
+  }
+
+  /** The ids of every mirrored project. */
+  ids(): string[] {
+    return this.idsStmt.all();
+  }
+}

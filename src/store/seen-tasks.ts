@@ -1,0 +1,57 @@
+/**
+ * The ids of the tasks a full pass has read, so that the pass can tell a repeated row from a new
+ * one and delete, at its end, exactly the tasks it did not see. They live in a TEMP table of this
+ * connection (the only DDL outside schema.sql): memory does not grow with the project, and no
+ * byte of it reaches the mirror file.
+ */
+import type { Db } from './database.js';
+import type { WriteContext } from './write-context.js';
+
+const UNSEEN = `project_id = ? AND id NOT IN (SELECT id FROM temp.seen_tasks WHERE project_id = ?)`;
+
+/** The set of task ids read by the pass in hand, per project. */
+export class SeenTasks {
+  private readonly clearStmt;
+  private readonly markStmt;
+  private readonly historyStmt;
+  private readonly deleteStmt;
+
+  constructor(db: Db) {
+    db.exec(
+      `CREATE TEMP TABLE IF NOT EXISTS seen_tasks (
+         project_id TEXT NOT NULL,
+         id         TEXT NOT NULL,
+         PRIMARY KEY (project_id, id)
+       ) WITHOUT ROWID`,
+    );
+    this.clearStmt = db.prepare('DELETE FROM temp.seen_tasks WHERE project_id = ?');
+    this.markStmt = db.prepare(
+      'INSERT OR IGNORE INTO temp.seen_tasks (project_id, id) VALUES (?, ?)',
+    );
+    this.historyStmt = db.prepare(
+      `INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
+       SELECT id, project_id, ?, 'deleted', name, NULL FROM tasks WHERE ${UNSEEN}`,
+    );
+    this.deleteStmt = db.prepare(`DELETE FROM tasks WHERE ${UNSEEN}`);
+  }
+
+  /** Forgets what a project's pass has seen. */
+  clear(projectId: string): void {
+    this.clearStmt.run(projectId);
+  }
+
+  /** Notes a task as seen; false if it was seen already (a row read twice). */
+  mark(projectId: string, taskId: string): boolean {
+    return this.markStmt.run(projectId, taskId).changes === 1;
+  }
+
+  /** Deletes (and records) the project's tasks this pass did not see; returns how many. */
+  removeUnseen(projectId: string, context: WriteContext): number {
+    if (context.history) {
+      context.tally.history += this.historyStmt.run(context.at, projectId, projectId).changes;
+    }
+    const removed = this.deleteStmt.run(projectId, projectId).changes;
+    context.tally.rows += removed;
+    return removed;
+  }
+}

@@ -1,0 +1,67 @@
+/** The append-only `task_history`: every observed creation, deletion and tracked field change. */
+import type { JsonObject } from '../domain/index.js';
+import type { Db } from './database.js';
+import { assigneesOf, historyText } from './values.js';
+import type { WriteContext } from './write-context.js';
+
+/** The `field` values of `task_history`. */
+export type HistoryField =
+  'created' | 'deleted' | 'name' | 'start_date' | 'end_date' | 'status' | 'progress' | 'assignees';
+
+/** Tracked task fields: the history name and the service's JSON name. */
+const TRACKED_FIELDS: ReadonlyArray<readonly [HistoryField, string]> = [
+  ['name', 'name'],
+  ['start_date', 'startDate'],
+  ['end_date', 'endDate'],
+  ['status', 'status'],
+  ['progress', 'progress'],
+];
+
+/** One change of a tracked field: the history field with its old and new value as text. */
+export interface FieldChange {
+  field: HistoryField;
+  oldValue: string | null;
+  newValue: string | null;
+}
+
+/** The tracked changes between two versions of a task; assignees compared as sorted sets. */
+export function trackedChanges(before: JsonObject, after: JsonObject): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const [field, key] of TRACKED_FIELDS) {
+    const oldValue = historyText(before[key]);
+    const newValue = historyText(after[key]);
+    if (oldValue !== newValue) changes.push({ field, oldValue, newValue });
+  }
+  const oldAssignees = JSON.stringify(assigneesOf(before));
+  const newAssignees = JSON.stringify(assigneesOf(after));
+  if (oldAssignees !== newAssignees) {
+    changes.push({ field: 'assignees', oldValue: oldAssignees, newValue: newAssignees });
+  }
+  return changes;
+}
+
+/** Appends to `task_history`. */
+export class TaskHistoryRepository {
+  private readonly insertStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+  }
+
+  /** Records one change of a task, when the context records history. */
+  append(taskId: string, projectId: string, change: FieldChange, context: WriteContext): void {
+    if (!context.history) return;
+    this.insertStmt.run(
+      taskId,
+      projectId,
+      context.at,
+      change.field,
+      change.oldValue,
+      change.newValue,
+    );
+    context.tally.history += 1;
+  }
+}

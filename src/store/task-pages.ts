@@ -1,0 +1,76 @@
+/**
+ * The kept pages of list tasks (`task_pages`): each page's ETag with the rows it stood for. A 304
+ * reuses them, an interrupted pass resumes from them, and a pass's final commit streams them.
+ */
+import type { Db } from './database.js';
+
+/** One kept page: its ETag, how many rows it holds and their JSON (see `encodeRows`). */
+export interface KeptPage {
+  etag: string | null;
+  rowCount: number;
+  rows: string;
+}
+
+/**
+ * Joins rows' JSON texts into one JSON array, one row per line. `JSON.stringify` never writes a
+ * raw newline, so `decodeRows` can split the array back into the same texts without parsing.
+ */
+export function encodeRows(texts: readonly string[]): string {
+  return `[${texts.join(',\n')}]`;
+}
+
+/** The rows' own JSON texts of an array written by `encodeRows`. */
+export function decodeRows(rows: string): string[] {
+  return rows === '[]' ? [] : rows.slice(1, -1).split(',\n');
+}
+
+/** Reads and writes `task_pages`. */
+export class TaskPagesRepository {
+  private readonly getStmt;
+  private readonly putStmt;
+  private readonly pruneStmt;
+  private readonly removeStmt;
+
+  constructor(db: Db) {
+    this.getStmt = db.prepare<[string, number, number], KeptPage>(
+      `SELECT etag, row_count AS rowCount, rows FROM task_pages
+       WHERE project_id = ? AND page_size = ? AND page = ?`,
+    );
+    this.putStmt = db.prepare(
+      `INSERT OR REPLACE INTO task_pages (project_id, page_size, page, etag, row_count, rows, read_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.pruneStmt = db.prepare(
+      'DELETE FROM task_pages WHERE project_id = ? AND (page_size <> ? OR page > ?)',
+    );
+    this.removeStmt = db.prepare('DELETE FROM task_pages WHERE project_id = ?');
+  }
+
+  /** The kept copy of one page, if any. */
+  get(projectId: string, pageSize: number, page: number): KeptPage | undefined {
+    return this.getStmt.get(projectId, pageSize, page);
+  }
+
+  /** Keeps a page's rows (JSON texts) under its ETag, replacing the copy before. */
+  put(
+    projectId: string,
+    pageSize: number,
+    page: number,
+    etag: string | undefined,
+    texts: readonly string[],
+    readAt: string,
+  ): void {
+    const rows = encodeRows(texts);
+    this.putStmt.run(projectId, pageSize, page, etag ?? null, texts.length, rows, readAt);
+  }
+
+  /** Drops the pages a consistent pass no longer uses: other page sizes and pages past the last. */
+  prune(projectId: string, pageSize: number, lastPage: number): void {
+    this.pruneStmt.run(projectId, pageSize, lastPage);
+  }
+
+  /** Drops every kept page of a project. */
+  remove(projectId: string): void {
+    this.removeStmt.run(projectId);
+  }
+}

@@ -1,0 +1,28 @@
+/** How JSON values of the service's records become typed columns and history values. */
+import type { JsonObject } from '../domain/index.js';
+
+/** A string column: the value when it is a string, else NULL (the whole record stays in `data`). */
+export function textColumn(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** A numeric column: the value when it is a finite number, else NULL. */
+export function numberColumn(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** A value as `task_history` stores it: text as is, numbers and booleans printed, NULL if absent. */
+export function historyText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** A task's assignees as a set: the string ids of `assigneeIds`, unique and sorted. */
+export function assigneesOf(task: JsonObject): string[] {
+  const ids = task['assigneeIds'];
+  if (!Array.isArray(ids)) return [];
+  const unique = new Set(ids.filter((id): id is string => typeof id === 'string'));
+  return [...unique].sort();
+}

@@ -1,0 +1,23 @@
+/** What every mirror write is stamped with, and the tally it adds to. */
+
+/** Counts of what a batch of writes changed. */
+export interface WriteTally {
+  /** Mirrored records (projects, tasks, members, resources, dependencies) inserted, updated or deleted. */
+  rows: number;
+  /** `task_history` rows appended. */
+  history: number;
+}
+
+/** The time written into `synced_at` and `observed_at`, whether to record task history, and the tally. */
+export interface WriteContext {
+  /** ISO-8601 UTC time of the write. */
+  at: string;
+  /** False while a project has no baseline yet (its first full pass): no history is recorded. */
+  history: boolean;
+  tally: WriteTally;
+}
+
+/** A tally at zero. */
+export function newTally(): WriteTally {
+  return { rows: 0, history: 0 };
+}

@@ -1,0 +1,69 @@
+/** Shared set-up for the mirror's tests: an engine over a temp database and the fake service. */
+import pino from 'pino';
+import type { Db } from '../../src/store/database.js';
+import { Mirror } from '../../src/mirror/index.js';
+import type { MirrorOptions } from '../../src/mirror/index.js';
+import { FakeClock } from '../fixtures/clock.js';
+import { tempDatabase } from '../fixtures/db.js';
+import { FakeRemote } from './fake-remote.js';
+
+/** The tables that mirror the service (bookkeeping tables excluded). */
+export const MIRRORED_TABLES = [
+  'projects',
+  'tasks',
+  'task_assignees',
+  'members',
+  'resources',
+  'dependencies',
+  'task_history',
+] as const;
+
+/** A fresh database, fake service, fake clock and engine. */
+export function setup(options: Partial<MirrorOptions> = {}) {
+  const { db, file } = tempDatabase();
+  const remote = new FakeRemote();
+  const clock = new FakeClock();
+  const mirror = new Mirror({ db, remote, clock, logger: pino({ level: 'silent' }), ...options });
+  return { db, file, remote, clock, mirror };
+}
+
+/** Every row of every mirrored table, in a stable order: equal snapshots mean nothing changed. */
+export function snapshot(db: Db): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const table of MIRRORED_TABLES) {
+    out[table] = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+  }
+  return out;
+}
+
+/**
+ * Counts every INSERT, UPDATE and DELETE on the mirrored tables from now on, through TEMP
+ * triggers on this connection; returns a function reading the count.
+ */
+export function countWrites(db: Db): () => number {
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS test_writes (tbl TEXT NOT NULL)');
+  db.exec('DELETE FROM temp.test_writes');
+  for (const table of MIRRORED_TABLES) {
+    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
+      db.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS test_${table}_${op} AFTER ${op} ON main.${table}
+         BEGIN INSERT INTO temp.test_writes VALUES ('${table}'); END`,
+      );
+    }
+  }
+  const read = db.prepare('SELECT count(*) FROM temp.test_writes').pluck();
+  return () => read.get() as number;
+}
+
+/** The ids of a project's tasks in the mirror, sorted. */
+export function mirroredTaskIds(db: Db, projectId: string): string[] {
+  return db
+    .prepare('SELECT id FROM tasks WHERE project_id = ? ORDER BY id')
+    .pluck()
+    .all(projectId) as string[];
+}
+
+/** The ids of the fake's tasks of a project, sorted. */
+export function remoteTaskIds(remote: FakeRemote, projectId: string): string[] {
+  return (remote.tasks.get(projectId) ?? []).map((t) => t.id).sort();
+}
