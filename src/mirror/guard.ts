@@ -9,4 +9,9 @@ export class PassGuard {
   readonly tasks = new Set<string>();
   readonly lists = new Set<RecordKind>();
   project = false;
+  /**
+   * An event created or deleted a task of the project during the attempt in hand: rows may have
+   * shifted between pages without the total changing, so the attempt is read again once.
+   */
+  shifted = false;
 }

@@ -122,8 +122,11 @@ export class Mirror {
   applyTask(projectId: string, task: Task): ApplyOutcome {
     const checked = checkTask(task, { route: 'applyTask', projectId });
     return this.apply(projectId, (context, guard) => {
-      guard?.tasks.add(checked.id);
       const held = this.deps.store.tasks.find(checked.id);
+      if (guard) {
+        guard.tasks.add(checked.id);
+        if (held === undefined) guard.shifted = true;
+      }
       if (isNewer(held?.updatedAt, checked.updatedAt)) return false;
       return this.deps.store.tasks.put(projectId, checked, JSON.stringify(checked), context);
     });
@@ -132,8 +135,12 @@ export class Mirror {
   /** Deletes a task an event said was deleted, recording the deletion. */
   removeTask(projectId: string, taskId: string): ApplyOutcome {
     return this.apply(projectId, (context, guard) => {
-      guard?.tasks.add(taskId);
-      return this.deps.store.tasks.remove(projectId, taskId, context);
+      const removed = this.deps.store.tasks.remove(projectId, taskId, context);
+      if (guard) {
+        guard.tasks.add(taskId);
+        if (removed) guard.shifted = true;
+      }
+      return removed;
     });
   }
 

@@ -100,8 +100,12 @@ export class ProjectPass {
     for (;;) {
       this.attempts += 1;
       store.seenTasks.clear(this.projectId);
+      this.guard.shifted = false;
       const outcome = await pager.read(this.attempts);
       let problem = outcome.problem;
+      if (problem === undefined && this.guard.shifted && this.attempts < MAX_READ_ATTEMPTS) {
+        problem = 'events created or deleted tasks while paging';
+      }
       if (problem === undefined) {
         lists ??= await this.readLists();
         const plan = { ...outcome, projectId: this.projectId, project, projectEtag: etag };

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../src/domain/index.js';
+import { MirrorStore } from '../../src/store/mirror-store.js';
+import { decodeRows, encodeRows } from '../../src/store/task-pages.js';
+import { newTally, type WriteContext } from '../../src/store/write-context.js';
+import { tempDatabase } from '../fixtures/db.js';
+
+function store() {
+  const { db } = tempDatabase();
+  const mirror = new MirrorStore(db);
+  const context: WriteContext = {
+    at: '2026-11-21T00:00:00.000Z',
+    history: true,
+    tally: newTally(),
+  };
+  mirror.projects.put({ id: 'p1', name: 'P', active: true, readOnlyReason: null }, context);
+  return { db, store: mirror, context };
+}
+
+const task = (over: Partial<Task> = {}): Task => ({
+  id: 't1',
+  name: 'Dig',
+  startDate: '2026-01-01',
+  endDate: '2026-01-02',
+  status: 'NotStarted',
+  progress: 0,
+  assigneeIds: ['m2', 'm1'],
+  ...over,
+});
+
+describe('kept page rows', () => {
+  it('split back into the exact texts they were joined from', () => {
+    const rows = [
+      { id: 'a', name: 'line\nbreak, then ",\\n" and [brackets]' },
+      { id: 'b', name: 'ünï ☃', nested: { list: [1, 2, { x: null }] } },
+    ];
+    const texts = rows.map((row) => JSON.stringify(row));
+    const encoded = encodeRows(texts);
+    expect(JSON.parse(encoded)).toEqual(rows);
+    expect(decodeRows(encoded)).toEqual(texts);
+    expect(decodeRows(encodeRows([]))).toEqual([]);
+  });
+});
+
+describe('TasksRepository', () => {
+  it('writes a task once and skips the same JSON after', () => {
+    const { db, store: s, context } = store();
+    const text = JSON.stringify(task());
+    expect(s.tasks.put('p1', task(), text, context)).toBe(true);
+    expect(s.tasks.put('p1', task(), text, context)).toBe(false);
+    expect(context.tally).toEqual({ rows: 2, history: 1 });
+    expect(db.prepare('SELECT member_id FROM task_assignees ORDER BY 1').pluck().all()).toEqual([
+      'm1',
+      'm2',
+    ]);
+    expect(db.prepare('SELECT name, status, progress FROM tasks').get()).toEqual({
+      name: 'Dig',
+      status: 'NotStarted',
+      progress: 0,
+    });
+  });
+
+  it('stores NULL in typed columns for fields missing or of another type, and keeps all JSON', () => {
+    const { db, store: s, context } = store();
+    const odd = { id: 't2', name: 7, extra: { deep: true } } as unknown as Task;
+    s.tasks.put('p1', odd, JSON.stringify(odd), context);
+    expect(db.prepare('SELECT name, start_date, progress, data FROM tasks').get()).toEqual({
+      name: null,
+      start_date: null,
+      progress: null,
+      data: '{"id":"t2","name":7,"extra":{"deep":true}}',
+    });
+  });
+});
+
+describe('MirrorStore.transaction', () => {
+  it('nests as a savepoint inside a caller transaction', () => {
+    const { db, store: s, context } = store();
+    const outer = db.transaction(() => {
+      s.tasks.put('p1', task(), JSON.stringify(task()), context);
+      expect(() =>
+        s.transaction(() => {
+          s.tasks.put('p1', task({ id: 't9' }), JSON.stringify(task({ id: 't9' })), context);
+          throw new Error('inner fails');
+        }),
+      ).toThrow('inner fails');
+    });
+    outer();
+    expect(db.prepare('SELECT id FROM tasks').pluck().all()).toEqual(['t1']);
+  });
+});
+
+describe('ProjectRecordsRepository', () => {
+  it('replaces a list writing only what changed', () => {
+    const { db, store: s, context } = store();
+    const members = s.records.members;
+    expect(
+      members.replace(
+        'p1',
+        [
+          { id: 'a', name: 'A' },
+          { id: 'b', kind: 'integration' },
+        ],
+        context,
+      ),
+    ).toBe(2);
+    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toBe(2);
+    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toBe(0);
+    expect(db.prepare('SELECT id, name, kind FROM members ORDER BY id').all()).toEqual([
+      { id: 'a', name: 'A', kind: null },
+      { id: 'c', name: null, kind: null },
+    ]);
+  });
+});
+
+describe('SyncStateRepository', () => {
+  it('tracks a backfill to its end and keeps errors until a pass succeeds', () => {
+    const { store: s } = store();
+    expect(s.syncState.hasBaseline('p1')).toBe(false);
+    s.syncState.beginBackfill('p1');
+    s.syncState.backfillProgress('p1', 2, 1234);
+    s.syncState.backfillProgress('p1', 3, null);
+    s.syncState.passFailed('p1', 'quota', '2026-11-21T01:00:00.000Z');
+    expect(s.syncState.get('p1')).toMatchObject({
+      backfill: 'in_progress',
+      pagesRead: 3,
+      totalCount: 1234,
+      lastError: 'quota',
+    });
+    const at = '2026-11-21T02:00:00.000Z';
+    s.syncState.passCompleted('p1', {
+      at,
+      pagesRead: 3,
+      totalCount: 1234,
+      projectEtag: '"e"',
+      changed: false,
+    });
+    expect(s.syncState.get('p1')).toMatchObject({
+      backfill: 'done',
+      lastPassAt: at,
+      lastChangeAt: null,
+      projectEtag: '"e"',
+      lastError: null,
+    });
+    expect(s.syncState.hasBaseline('p1')).toBe(true);
+  });
+});
