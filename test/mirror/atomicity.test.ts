@@ -6,7 +6,9 @@ import { mirroredTaskIds, remoteTaskIds, setup, snapshot } from './helpers.js';
 
 function reader(file: string) {
   const db = openDatabase(file, { readonly: true });
-  onTestFinished(() => db.close());
+  onTestFinished(() => {
+    db.close();
+  });
   return db;
 }
 
