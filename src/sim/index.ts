@@ -1,0 +1,80 @@
+/**
+ * The simulator of the project-scheduling service (service-spec.md, product contract sections
+ * 4-6), served over real HTTP(S) and WebSocket on loopback for tests, benchmarks and the demo.
+ *
+ * ```ts
+ * const sim = await startSimulator({ projects: 2, tasks: 50, tls: true, burst: 10 });
+ * // sim.baseUrl     'https://127.0.0.1:PORT/v1'      sim.realtimeUrl 'wss://127.0.0.1:PORT/v1/realtime'
+ * // sim.caFile/ca   the CA (PEM) to trust            sim.token       an account token of the seeded user
+ * sim.service.createTask('p_1', { name: 'Pour concrete' }); // broadcast like an API write
+ * sim.faults.failNext({ route: 'listTasks', kind: 'status', status: 503, count: 2 });
+ * sim.faults.beforePage('p_1', 2, () => sim.service.deleteTask('t_1'));
+ * sim.requestLog.count({ route: 'listTasks', status: 304 });
+ * await sim.close();
+ * ```
+ *
+ * Behaviour the documents leave open, as the simulator implements it:
+ * - Paths are `DEFAULT_ROUTES` under `/v1`; an unknown path is 404 `not_found`, a known path
+ *   with another method 405 `method_not_allowed` (neither counted nor authenticated).
+ * - `pageSize` defaults to 100 (max 500); `page` and `pageSize` must be one positive integer
+ *   each, else 400. A page past the end is an empty array. Only `page`/`pageSize` are read.
+ * - ETags (list tasks pages, get project) are strong: a hash of the exact body, so a page's
+ *   ETag depends only on its rows. `If-None-Match` uses weak comparison and accepts `*`.
+ * - Auth: a missing or unknown bearer token is 401 (with `WWW-Authenticate: Bearer`). A project
+ *   that does not exist is 404; one the token cannot see is 403 `forbidden`; records reached by
+ *   id (tasks, resources, dependencies) follow their project's rule.
+ * - Order of checks: route, faults, health, IP limit, token, quota, burst, body
+ *   (415 `unsupported_media_type` unless `Content-Type: application/json`, 400 for bad JSON,
+ *   413 above 16 MiB), project access, idempotency, read-only, validation.
+ * - Limits: a request refused with 429 counts against nothing; every admitted request counts
+ *   against its IP, and every authenticated admitted one against its token's burst window and
+ *   quota (304 and 4xx included). `Retry-After` is the window in seconds for `rate_limited` and
+ *   `ip_rate_limited`, the HTTP date of the next reset (rounded up to the second) for
+ *   `quota_exceeded`. Quota days start at `dayEpochMs` (midnight UTC) and last `dayMs`.
+ *   `X-Quota-Limit`/`X-Quota-Remaining` (remaining after this request) are on every response to
+ *   an authenticated request, 429s included; `limits: false` turns limits and headers off.
+ * - Idempotency: keys are scoped to (token, project); a key replays only for the same operation
+ *   and byte-identical body (else 409); only 2xx answers are cached, for the simulator's life;
+ *   replays carry `Idempotent-Replayed: true` and broadcast nothing.
+ * - Validation (400 `validation_failed`): unknown body fields are ignored; create task needs a
+ *   non-empty `name` and `status`, real `startDate`/`endDate` (their order is not checked);
+ *   `progress` is a number 0..100; `assigneeIds` distinct members of the project. Create with
+ *   `status` alone derives `progress` (`progressForStatus(status, 0)`). An update must set at
+ *   least one of name, startDate, endDate, status, progress, assigneeIds.
+ * - Integration identity: created (and announced as `member.changed`) on the first request of a
+ *   token that names a writable project; member `{id, name: "<label> (integration)", kind:
+ *   "integration"}`. Tasks a script creates without `assigneeIds` are unassigned.
+ * - Reorder (`{"taskIds": [...]}`, 204): the listed tasks take the positions they occupy now,
+ *   in the listed order; others keep theirs. Announced as one `project.updated`.
+ * - Set dependencies replaces the set (200 with the new set); an item keeps a given `id`, else
+ *   the id of an existing dependency between the same tasks, else a new one; one
+ *   `dependency.changed` without `id` is sent. Dependency `type` defaults to `FS`; a pair of
+ *   tasks has at most one dependency; deleting a task removes its dependencies.
+ * - Delete operations answer 204; create operations 201 (create task also `Location`).
+ * - Events: `task.created|updated` and `*.changed`/`project.updated` carry `data` (the record
+ *   after the write); deletions and set-dependencies carry none.
+ * - Faults that fail a request answer before auth and limits (they cost no quota);
+ *   `commitThenDrop` and delays run the request normally. Delays are real time.
+ */
+export { startSimulator, type LimitsControl, type Simulator } from './simulator.js';
+export * from './options.js';
+export type {
+  DelayRule,
+  FaultKind,
+  FaultRequest,
+  FaultRule,
+  FaultTarget,
+  PageHook,
+} from './faults.js';
+export { Faults } from './faults.js';
+export type { RequestLogEntry, RequestLogFilter } from './request-log.js';
+export { RequestLog } from './request-log.js';
+export { RealtimeHub, REALTIME_PATH } from './realtime.js';
+export { SimService, type ProjectSnapshot, type TaskFields } from './service/service.js';
+export type { ProjectChanges, ProjectInput, TokenInput } from './service/projects.js';
+export type { MemberInput } from './service/roster.js';
+export type { FixtureProject, FixtureTask, SimFixture } from './seed/fixture.js';
+export { SEED_TIMESTAMP } from './seed/random.js';
+export type { LimitSettings, TokenUsage } from './limits/limits.js';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/paging.js';
+export { hashToken, TOKEN_PREFIX } from './model/tokens.js';

@@ -1,0 +1,87 @@
+/** Word lists for readable seeded names. */
+
+export const PROJECT_ADJECTIVES = [
+  'Apollo',
+  'Harbor',
+  'Summit',
+  'Cedar',
+  'Orbit',
+  'Granite',
+  'Maple',
+  'Nimbus',
+  'Quartz',
+  'Willow',
+];
+export const PROJECT_NOUNS = [
+  'Launch',
+  'Rollout',
+  'Migration',
+  'Renovation',
+  'Campaign',
+  'Upgrade',
+  'Expansion',
+  'Audit',
+];
+export const TASK_VERBS = [
+  'Plan',
+  'Design',
+  'Review',
+  'Build',
+  'Test',
+  'Ship',
+  'Document',
+  'Order',
+  'Install',
+  'Inspect',
+  'Draft',
+  'Approve',
+  'Configure',
+  'Measure',
+  'Paint',
+  'Deliver',
+];
+export const TASK_OBJECTS = [
+  'foundation',
+  'roof',
+  'wiring',
+  'budget',
+  'schedule',
+  'API',
+  'landing page',
+  'contracts',
+  'permits',
+  'database',
+  'brochure',
+  'training',
+  'inventory',
+  'network',
+  'signage',
+  'handover',
+];
+export const FIRST_NAMES = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Linus',
+  'Barbara',
+  'Ken',
+  'Margaret',
+  'Dennis',
+];
+export const LAST_NAMES = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Liskov',
+  'Thompson',
+  'Hamilton',
+  'Ritchie',
+];
+export const RESOURCE_NAMES = [
+  'Crane',
+  'Excavator',
+  'Meeting room',
+  'Test rig',
+  'Van',
+  'Laptop pool',
+];
