@@ -11,7 +11,7 @@ import {
 } from '../../src/realtime/index.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
 import { LEVEL, captureLogger } from './capture-log.js';
-import { startRawServer, startWsServer, waitFor } from './servers.js';
+import { startRawServer, startWsServer, waitFor, waitForPause } from './servers.js';
 
 const TOKEN = 'glt_test_realtime_listener_5f1c';
 /** With `random` fixed at 0.5, attempt n waits half of min(max, 1000 * 2^n). */
@@ -35,14 +35,6 @@ function setup(url: URL, overrides: Partial<RealtimeListenerOptions> = {}) {
   onTestFinished(() => listener.stop());
   const atLevel = (level: number) => log.lines.filter((line) => line.level === level);
   return { clock, log, changes, statuses, listener, atLevel };
-}
-
-/** Waits until the only pending sleep is a pause of `ms` starting now (a reconnect backoff). */
-async function waitForPause(clock: FakeClock, ms: number): Promise<void> {
-  await waitFor(
-    () => clock.pendingSleeps === 1 && clock.nextWakeAt === clock.now() + ms,
-    `a pause of ${ms} ms`,
-  );
 }
 
 const TASK = { id: 't_1', name: 'Dig', status: 'InProgress', progress: 10 };

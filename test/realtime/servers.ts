@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { onTestFinished } from 'vitest';
+import type { FakeClock } from '../fixtures/clock.js';
 import { WebSocketServer, type ServerOptions, type WebSocket } from 'ws';
 
 /** The realtime path the simulator serves; the tests use it too. */
@@ -116,4 +117,12 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** Waits until the only pending sleep of `clock` is a pause of `ms` from now (a reconnect wait). */
+export async function waitForPause(clock: FakeClock, ms: number): Promise<void> {
+  await waitFor(
+    () => clock.pendingSleeps === 1 && clock.nextWakeAt === clock.now() + ms,
+    `a pause of ${ms} ms`,
+  );
 }
