@@ -1,7 +1,7 @@
 /**
- * The port through which a confirmed edit reaches the mirror, and its default implementation.
- * The pusher calls it inside the transaction that marks the item done, so the mirror and the
- * outbox never disagree about whether an edit took effect.
+ * The port through which a confirmed edit reaches the mirror, and its implementation over a
+ * `MirrorWriter`. The pusher calls it inside the transaction that marks the item done, so the
+ * mirror and the outbox never disagree about whether an edit took effect.
  */
 import {
   MalformedResponseError,
@@ -11,26 +11,22 @@ import {
   type Task,
   type WriteResponse,
 } from '../domain/index.js';
-import { isoTime, type Db } from '../store/database.js';
+import type { Db } from '../store/database.js';
+import type { MirrorStore } from '../store/mirror-store.js';
+import type { RecordKind } from '../store/project-records.js';
 import type { OutboxItem } from './item.js';
-import { isOutboxOp, type OutboxOp } from './ops.js';
-import {
-  deleteProjectRow,
-  deleteTask,
-  projectIsMirrored,
-  replaceDependencies,
-  upsertDependency,
-  upsertResource,
-  upsertTask,
-} from './mirror-rows.js';
+import { isOutboxOp } from './ops.js';
+import type { MirrorWriter } from './store-writer.js';
 
 /**
  * Writes the service's answer to `item` into the mirror. Runs inside the pusher's transaction
- * and must be synchronous; throwing `MalformedResponseError` rolls the item back for a retry.
+ * and must be synchronous; throwing (say `MalformedResponseError`) rolls the item back for a retry.
  */
-export type ApplyResult = (db: Db, item: OutboxItem, response: WriteResponse, now: number) => void;
+export type ApplyResult = (db: Db, item: OutboxItem, response: WriteResponse) => void;
 
-function isRecord(value: unknown): value is JsonObject & { id: string } {
+type IdentifiedRecord = JsonObject & { id: string };
+
+function isRecord(value: unknown): value is IdentifiedRecord {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -39,70 +35,90 @@ function isRecord(value: unknown): value is JsonObject & { id: string } {
   );
 }
 
-function recordOf(item: OutboxItem, response: WriteResponse, what: string) {
+function recordOf(item: OutboxItem, response: WriteResponse, what: string): IdentifiedRecord {
   if (isRecord(response.body)) return response.body;
+  const got = response.body === null ? 'no body' : JSON.stringify(response.body).slice(0, 80);
   throw new MalformedResponseError(
     { route: item.op, projectId: item.projectId },
-    `expected the ${what} with an id, got ${response.body === null ? 'no body' : typeof response.body}`,
+    `expected the ${what} with an id, got ${got}`,
   );
 }
 
-function recordsOf(body: unknown): (JsonObject & { id: string })[] | undefined {
+function recordsOf(body: unknown): IdentifiedRecord[] | undefined {
   return Array.isArray(body) && body.every(isRecord) ? body : undefined;
 }
 
 /**
- * The default `ApplyResult`: upserts the returned task (typed columns, data, assignees, history),
- * dependency or resource, or deletes the row a delete removed. A project the mirror does not
- * hold yet is skipped: its first sync brings everything.
+ * The `ApplyResult` of the mirror: upserts the returned task (typed columns, data, assignees,
+ * history), dependency or resource, or removes what a delete removed. Lists (resources,
+ * dependencies) are rewritten whole through `writer`, from the rows `store` holds.
  */
-export const applyResultToMirror: ApplyResult = (db, item, response, now) => {
-  if (!isOutboxOp(item.op)) return;
-  const at = isoTime(now);
-  const project = item.projectId;
-  const target = item.targetId ?? '';
-  const op: OutboxOp = item.op;
-  if (op === 'task.create' || op === 'task.update') {
-    const task = recordOf(item, response, 'task') as Task;
-    if (projectIsMirrored(db, project)) upsertTask(db, project, task, at);
-  } else if (op === 'task.set_assignees') {
-    applyAssignees(db, item, response, at);
-  } else if (op === 'task.reorder') {
-    const tasks = recordsOf(response.body) as Task[] | undefined;
-    if (tasks && projectIsMirrored(db, project)) {
-      for (const task of tasks) upsertTask(db, project, task, at);
+export function mirrorApplyResult(writer: MirrorWriter, store: MirrorStore): ApplyResult {
+  /** The project's list with `record` put in (or `removeId` taken out). */
+  const edited = (kind: RecordKind, item: OutboxItem, record?: IdentifiedRecord) => {
+    const held = store.records[kind].dataById(item.projectId);
+    if (record === undefined) held.delete(item.targetId ?? '');
+    else held.set(record.id, JSON.stringify(record));
+    return [...held.values()].map((data) => JSON.parse(data) as IdentifiedRecord);
+  };
+  return (_db, item, response) => {
+    const project = item.projectId;
+    const target = item.targetId ?? '';
+    if (!isOutboxOp(item.op)) return;
+    switch (item.op) {
+      case 'task.create':
+      case 'task.update':
+        writer.applyTask(project, recordOf(item, response, 'task') as Task);
+        return;
+      case 'task.set_assignees':
+        applyAssignees(writer, store, item, response);
+        return;
+      case 'task.reorder':
+        for (const task of recordsOf(response.body) ?? []) writer.applyTask(project, task as Task);
+        return;
+      case 'task.delete':
+        writer.removeTask(project, target);
+        return;
+      case 'dependency.add': {
+        const dep = recordOf(item, response, 'dependency');
+        writer.replaceDependencies(project, edited('dependencies', item, dep) as Dependency[]);
+        return;
+      }
+      case 'dependency.set': {
+        const deps = recordsOf(response.body);
+        if (deps !== undefined) writer.replaceDependencies(project, deps as Dependency[]);
+        return;
+      }
+      case 'dependency.remove':
+        writer.replaceDependencies(project, edited('dependencies', item) as Dependency[]);
+        return;
+      case 'resource.create':
+      case 'resource.update': {
+        const resource = recordOf(item, response, 'resource');
+        writer.replaceResources(project, edited('resources', item, resource) as Resource[]);
+        return;
+      }
+      case 'resource.delete':
+        writer.replaceResources(project, edited('resources', item) as Resource[]);
+        return;
     }
-  } else if (op === 'dependency.add') {
-    const dep = recordOf(item, response, 'dependency') as Dependency;
-    if (projectIsMirrored(db, project)) upsertDependency(db, project, dep, at);
-  } else if (op === 'dependency.set') {
-    const deps = recordsOf(response.body) as Dependency[] | undefined;
-    if (deps && projectIsMirrored(db, project)) replaceDependencies(db, project, deps, at);
-  } else if (op === 'resource.create' || op === 'resource.update') {
-    const resource = recordOf(item, response, 'resource') as Resource;
-    if (projectIsMirrored(db, project)) upsertResource(db, project, resource, at);
-  } else if (op === 'task.delete') {
-    deleteTask(db, project, target, at);
-  } else if (op === 'dependency.remove') {
-    deleteProjectRow(db, 'dependencies', project, target);
-  } else {
-    deleteProjectRow(db, 'resources', project, target);
-  }
-};
+  };
+}
 
 /** Set assignees answers with the task when the service sends it; else the list sent is applied. */
-function applyAssignees(db: Db, item: OutboxItem, response: WriteResponse, at: string): void {
-  if (!projectIsMirrored(db, item.projectId)) return;
+function applyAssignees(
+  writer: MirrorWriter,
+  store: MirrorStore,
+  item: OutboxItem,
+  response: WriteResponse,
+): void {
   if (isRecord(response.body)) {
-    upsertTask(db, item.projectId, response.body as Task, at);
+    writer.applyTask(item.projectId, response.body as Task);
     return;
   }
-  const data = db
-    .prepare('SELECT data FROM tasks WHERE id = ?')
-    .pluck()
-    .get(item.targetId ?? '') as string | undefined;
-  if (data === undefined) return;
+  const held = store.tasks.find(item.targetId ?? '');
+  if (held === undefined) return;
   const sent = JSON.parse(item.requestBody ?? '{}') as { assigneeIds?: string[] };
-  const task = { ...(JSON.parse(data) as Task), assigneeIds: sent.assigneeIds ?? [] };
-  upsertTask(db, item.projectId, task, at);
+  const task = { ...(JSON.parse(held.data) as Task), assigneeIds: sent.assigneeIds ?? [] };
+  writer.applyTask(item.projectId, task);
 }

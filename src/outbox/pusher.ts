@@ -6,11 +6,13 @@
 import type { Logger } from 'pino';
 import { errorLine, type Clock, type RemoteApi } from '../domain/index.js';
 import { isoTime, type Db } from '../store/database.js';
-import { applyResultToMirror, type ApplyResult } from './apply.js';
+import { MirrorStore } from '../store/mirror-store.js';
+import { mirrorApplyResult, type ApplyResult } from './apply.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_MAX_MS, type BackoffPolicy } from './backoff.js';
 import { ITEM_COLUMNS, rowToItem, type OutboxItem } from './item.js';
 import { recoverInterrupted } from './queue.js';
 import { sendItem, type Outcome } from './send.js';
+import { StoreMirrorWriter } from './store-writer.js';
 
 /** Longest 429 pause a pass sits out; a longer one ends the pass with the items still pending. */
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 2 * 60 * 1_000;
@@ -23,7 +25,10 @@ export interface OutboxPusherOptions {
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
-  /** Writes the service's answer into the mirror; `applyResultToMirror` by default. */
+  /**
+   * Writes the service's answer into the mirror; by default through the store's repositories. The
+   * daemon passes `mirrorApplyResult(mirror, store)` so that passes in flight see the writes.
+   */
   applyResult?: ApplyResult;
   /** The reason a project is read-only, or null; the mirrored `projects.read_only_reason` by default. */
   isReadOnly?: (projectId: string) => string | null;
@@ -77,7 +82,7 @@ export class OutboxPusher {
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
-    this.applyResult = options.applyResult ?? applyResultToMirror;
+    this.applyResult = options.applyResult ?? defaultApplyResult(options.db, options.clock);
     this.isReadOnly =
       options.isReadOnly ?? ((projectId) => mirroredReadOnlyReason(this.db, projectId));
     this.backoff = {
@@ -246,6 +251,12 @@ export class OutboxPusher {
       .pluck()
       .get() as number;
   }
+}
+
+/** The stand-alone `ApplyResult`: `mirrorApplyResult` over a `StoreMirrorWriter` of `db`. */
+export function defaultApplyResult(db: Db, clock: Clock): ApplyResult {
+  const store = new MirrorStore(db);
+  return mirrorApplyResult(new StoreMirrorWriter(store, clock), store);
 }
 
 /** The mirrored `projects.read_only_reason`; null when writable or not mirrored. */

@@ -85,7 +85,7 @@ export function markDone(
   applyResult: ApplyResult,
 ): void {
   db.transaction(() => {
-    applyResult(db, item, response, now);
+    applyResult(db, item, response);
     const result = response.body === null ? null : JSON.stringify(response.body);
     db.prepare(
       `UPDATE outbox SET state = 'done', result = ?, last_error = NULL, next_attempt_at = NULL,

@@ -19,6 +19,7 @@ function addProject(db: Db, id: string, readOnlyReason: string | null = null): v
     `INSERT INTO projects (id, name, active, read_only_reason, data, synced_at)
      VALUES (?, ?, 1, ?, '{}', '2026-01-01T00:00:00.000Z')`,
   ).run(id, `Project ${id}`, readOnlyReason);
+  db.prepare(`INSERT INTO sync_state (project_id, backfill) VALUES (?, 'done')`).run(id);
 }
 
 function setup(options: Partial<OutboxPusherOptions> = {}) {
