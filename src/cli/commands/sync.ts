@@ -1,11 +1,46 @@
-/** `projmirror sync`: one full, consistent pass over every project, then exit */
+/** `projmirror sync`: one full, consistent pass over every project, then exit. */
 import type { CliCommand } from '../command.js';
+import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+import { createProgressView, type ProgressView } from '../progress.js';
+import { openSession } from '../session.js';
+
+/** A one-shot sync waits through burst pauses, not for a quota day to end. */
+export const SYNC_MAX_WAIT_MS = 2 * 60 * 1000;
 
 export const syncCommand: CliCommand = {
   command: 'sync',
   describe: 'one full, consistent pass over every project, then exit',
   builder: (yargs) => withRemoteOptions(yargs),
-  handler: () => notLanded('sync'),
+  handler: async (args) => {
+    const views: { current?: ProgressView } = {};
+    const session = openSession(args, {
+      maxWaitMs: SYNC_MAX_WAIT_MS,
+      onProgress: (progress) => views.current?.update(progress),
+    });
+    const { engine, logger, settings } = session;
+    const view = createProgressView(
+      process.stderr,
+      logger,
+      () => engine.governor.snapshot().quotaRemaining,
+    );
+    views.current = view;
+    const controller = new AbortController();
+    const stop = () => controller.abort(new Error('interrupted'));
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    try {
+      const report = await engine.mirror.syncAll(settings.projects, { signal: controller.signal });
+      view.stop();
+      logger.info({ requests: report.requests, projects: report.projects.length }, 'sync done');
+      if (report.error) process.stderr.write(`projmirror: ${report.error}\n`);
+      for (const failed of report.projects.filter((project) => !project.ok)) {
+        process.stderr.write(`projmirror: project ${failed.projectId}: ${failed.error}\n`);
+      }
+      return report.ok ? EXIT_OK : EXIT_FAILED;
+    } finally {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      view.stop();
+      await session.close();
+    }
+  },
 };

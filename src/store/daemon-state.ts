@@ -1,0 +1,36 @@
+/** `daemon_state`: small named JSON values kept across restarts (the learned budget, the plan). */
+import type { Db } from './database.js';
+
+/** Keys of `daemon_state`. */
+export const STATE_KEYS = { budget: 'budget', plan: 'plan' } as const;
+
+/** Reads and writes `daemon_state` values as JSON. */
+export class DaemonStateRepository {
+  private readonly getStmt;
+  private readonly setStmt;
+
+  constructor(db: Db) {
+    this.getStmt = db.prepare<[string], { value: string }>(
+      'SELECT value FROM daemon_state WHERE key = ?',
+    );
+    this.setStmt = db.prepare(
+      `INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    );
+  }
+
+  /** The value under `key`, or undefined when absent or unreadable. */
+  get<T>(key: string): T | undefined {
+    const row = this.getStmt.get(key);
+    if (!row) return undefined;
+    try {
+      return JSON.parse(row.value) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  set(key: string, value: unknown, at: string): void {
+    this.setStmt.run(key, JSON.stringify(value), at);
+  }
+}
