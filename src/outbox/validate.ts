@@ -1,7 +1,7 @@
 /**
  * Body checks of the outbox ops. They refuse what can never succeed (a create without a name, a
  * date that is not YYYY-MM-DD, a wrong type) and pass unknown fields through untouched, since the
- * service accepts fields the spec does not list.
+ * service ignores fields it does not know.
  */
 import { isCalendarDate, type JsonObject } from '../domain/index.js';
 
@@ -48,11 +48,20 @@ function taskFieldProblem(body: JsonObject): string | undefined {
   return undefined;
 }
 
-/** task.create needs a name; task.update needs at least one field. */
+/** The task fields a create must carry (spec 4.1: only `assigneeIds` is optional). */
+const CREATE_FIELDS = ['name', 'startDate', 'endDate', 'status'];
+/** The task fields an update may set; it must set at least one. */
+const UPDATE_FIELDS = ['name', 'startDate', 'endDate', 'status', 'progress', 'assigneeIds'];
+
+/** task.create needs name, dates and status; task.update at least one known field. */
 export function checkTaskFields(body: unknown, mode: 'create' | 'update'): BodyCheck {
   if (!isObject(body)) return bad('must be a JSON object');
-  if (mode === 'create' && !('name' in body)) return bad('a new task needs a name');
-  if (mode === 'update' && Object.keys(body).length === 0) return bad('nothing to update');
+  if (mode === 'create') {
+    const missing = CREATE_FIELDS.filter((field) => !(field in body));
+    if (missing.length > 0) return bad(`a new task needs ${missing.join(', ')}`);
+  } else if (!UPDATE_FIELDS.some((field) => field in body)) {
+    return bad(`nothing to update: set one of ${UPDATE_FIELDS.join(', ')}`);
+  }
   const problem = taskFieldProblem(body);
   return problem === undefined ? ok(body) : bad(problem);
 }

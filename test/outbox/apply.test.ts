@@ -9,6 +9,7 @@ import {
 import type { Db } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
+import { newTask } from './tasks.js';
 
 function setup() {
   const { db } = tempDatabase();
@@ -58,7 +59,7 @@ describe('the default ApplyResult', () => {
   it('applies set assignees from the task returned, or from the list sent when none is', () => {
     const { db, run } = setup();
     const task = { id: 't_1', name: 'A', assigneeIds: ['m_1'], updatedAt: '2026-01-01T00:00:00Z' };
-    run('task.create', { name: 'A' }, { status: 201, body: task });
+    run('task.create', newTask('A'), { status: 201, body: task });
     run('task.set_assignees', { assigneeIds: ['m_3', 'm_2'] }, { status: 204, body: null }, 't_1');
     expect(rows(db, 'SELECT member_id FROM task_assignees ORDER BY 1')).toEqual([
       { member_id: 'm_2' },
@@ -74,7 +75,7 @@ describe('the default ApplyResult', () => {
   it('keeps a task the mirror holds with a later updatedAt, and refuses a body without an id', () => {
     const { db, run } = setup();
     const newer = { id: 't_1', name: 'New', updatedAt: '2026-01-02T00:00:00Z' };
-    run('task.create', { name: 'New' }, { status: 201, body: newer });
+    run('task.create', newTask('New'), { status: 201, body: newer });
     const older = { id: 't_1', name: 'Old', updatedAt: '2026-01-01T00:00:00Z' };
     run('task.update', { name: 'Old' }, { status: 200, body: older }, 't_1');
     expect(rows(db, 'SELECT name FROM tasks')).toEqual([{ name: 'New' }]);
@@ -86,7 +87,7 @@ describe('the default ApplyResult', () => {
   it('skips projects the mirror does not hold yet', () => {
     const { db } = setup();
     const apply = defaultApplyResult(db, new FakeClock());
-    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_new', body: { name: 'A' } }, 0);
+    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_new', body: newTask('A') }, 0);
     const item = getOutboxItem(db, id) as OutboxItem;
     apply(db, item, { status: 201, body: { id: 't_1', name: 'A' } });
     expect(rows(db, 'SELECT id FROM tasks')).toEqual([]);

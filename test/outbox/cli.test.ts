@@ -4,6 +4,7 @@ import { getOutboxItem, listOutbox } from '../../src/outbox/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
 import { join } from 'node:path';
+import { newTaskJson } from './tasks.js';
 
 /** Runs the CLI in-process and captures what it prints. */
 async function cli(...argv: string[]) {
@@ -33,7 +34,7 @@ afterEach(() => {
 describe('projmirror enqueue', () => {
   it('queues an item and prints its id and idempotency key', async () => {
     const db = join(tempDir(), 'm.sqlite');
-    const body = '{"name":"Pour","startDate":"2026-05-01","endDate":"2026-05-03"}';
+    const body = newTaskJson('Pour');
     const created = await cli(
       'enqueue',
       'task.create',
@@ -87,7 +88,10 @@ describe('projmirror enqueue', () => {
         /--body "\{name:" is not JSON/,
       ],
       [['enqueue', 'task.delete', '--project', 'p_1'], /task.delete needs a target id/],
-      [['enqueue', 'task.create', '--project', 'p_1', '--body', '{"name":1}'], /name must be/],
+      [
+        ['enqueue', 'task.create', '--project', 'p_1', '--body', '{"name":1}'],
+        /a new task needs startDate, endDate, status/,
+      ],
       [['enqueue', 'task.create', '--body', '{"name":"A"}'], /project/],
     ] as const;
     for (const [argv, message] of cases) {
@@ -106,7 +110,7 @@ describe('projmirror enqueue', () => {
 describe('projmirror outbox', () => {
   it('lists, retries and drops items', async () => {
     const db = join(tempDir(), 'm.sqlite');
-    await cli('enqueue', 'task.create', '--project', 'p_1', '--body', '{"name":"A"}', '--db', db);
+    await cli('enqueue', 'task.create', '--project', 'p_1', '--body', newTaskJson('A'), '--db', db);
     await cli('enqueue', 'task.delete', '--project', 'p_1', '--target', 't_1', '--db', db);
     const mirror = openDatabase(db);
     mirror

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRequest, OUTBOX_OPS, type ItemInput } from '../../src/outbox/index.js';
+import { newTask, newTaskJson } from './tasks.js';
 
 const KEY = '6f1c2d3e-0000-4000-8000-000000000001';
 
@@ -28,7 +29,7 @@ function problemOf(op: string, body: unknown, targetId: string | null = null): s
 
 describe('outbox ops become requests', () => {
   it('maps every op to its route, parameters and body', () => {
-    const task = { name: 'Pour', startDate: '2026-05-01', endDate: '2026-05-03' };
+    const task = newTask('Pour');
     const cases: [string, unknown, string | null, string, Record<string, string>][] = [
       ['task.create', task, null, 'createTask', { projectId: 'p_1' }],
       ['task.update', { progress: 50 }, 't_1', 'updateTask', { taskId: 't_1' }],
@@ -65,7 +66,7 @@ describe('outbox ops become requests', () => {
 
   it('gives Idempotency-Key to the three creates only', () => {
     const withKey = [
-      requestOf('task.create', { name: 'A' }),
+      requestOf('task.create', newTask('A')),
       requestOf('resource.create', { name: 'R' }),
       requestOf('dependency.add', { predecessorId: 't_1', successorId: 't_2' }),
     ];
@@ -75,8 +76,9 @@ describe('outbox ops become requests', () => {
   });
 
   it('sends the canonical JSON of the body and keeps unknown fields', () => {
-    const request = requestOf('task.create', '{ "name" : "A",\n "colour": "red" }');
-    expect(request.body).toBe('{"name":"A","colour":"red"}');
+    const text = newTaskJson('A').replace('{', '{ "colour" : "red",\n ');
+    const request = requestOf('task.create', text);
+    expect(request.body).toBe(JSON.stringify({ colour: 'red', ...newTask('A') }));
   });
 
   it('refuses unknown ops, missing targets and invalid bodies with a clear reason', () => {
@@ -85,14 +87,19 @@ describe('outbox ops become requests', () => {
       'missing_target: task.update needs a target id',
     );
     expect(problemOf('task.create', '{oops')).toBe('invalid_body: task.create body is not JSON');
-    expect(problemOf('task.create', { startDate: '2026-05-01' })).toMatch(/needs a name/);
-    expect(problemOf('task.create', { name: 'A', startDate: '2026-02-30' })).toMatch(
+    expect(problemOf('task.create', { startDate: '2026-05-01' })).toMatch(
+      /needs name, endDate, status$/,
+    );
+    expect(problemOf('task.create', newTask('A', { startDate: '2026-02-30' }))).toMatch(
       /startDate must be a calendar date YYYY-MM-DD, not "2026-02-30"/,
     );
     expect(
-      problemOf('task.create', { name: 'A', startDate: '2026-05-03', endDate: '2026-05-01' }),
+      problemOf('task.create', newTask('A', { startDate: '2026-05-03', endDate: '2026-05-01' })),
     ).toMatch(/before startDate/);
     expect(problemOf('task.update', {}, 't_1')).toMatch(/nothing to update/);
+    expect(problemOf('task.update', { colour: 'red' }, 't_1')).toMatch(
+      /nothing to update: set one of name, startDate, endDate, status, progress, assigneeIds/,
+    );
     expect(problemOf('task.update', { progress: '50' }, 't_1')).toMatch(/progress must be/);
     expect(problemOf('task.update', [1], 't_1')).toMatch(/must be a JSON object/);
     expect(problemOf('task.set_assignees', { assigneeIds: 'm_1' }, 't_1')).toMatch(/assigneeIds/);

@@ -11,6 +11,7 @@ import {
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { asRemoteApi, FakeRemote } from './fake-remote.js';
+import { newTask, newTaskJson } from './tasks.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -62,7 +63,7 @@ describe('OutboxPusher.pushOnce', () => {
     seedTask(db, fake, 't_9', 'p_1');
     const ids = [
       queue('task.update', 'p_1', { progress: 10 }, 't_9'),
-      queue('task.create', 'p_2', { name: 'Other' }),
+      queue('task.create', 'p_2', newTask('Other')),
       queue('task.update', 'p_1', { progress: 50, name: 'Middle' }, 't_9'),
       queue('task.update', 'p_1', { progress: 80 }, 't_9'),
     ];
@@ -88,6 +89,7 @@ describe('OutboxPusher.pushOnce', () => {
       name: 'Pour',
       startDate: '2026-05-01',
       endDate: '2026-05-03',
+      status: 'NotStarted',
       assigneeIds: ['m_2', 'm_1'],
     });
     await pusher.pushOnce();
@@ -119,7 +121,7 @@ describe('OutboxPusher.pushOnce', () => {
 
   it('resends a create after a 5xx or a lost answer with the same key and bytes, creating once', async () => {
     const { db, clock, fake, pusher, queue } = setup();
-    const id = queue('task.create', 'p_1', { name: 'A', startDate: '2026-05-01' });
+    const id = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push(
       { kind: 'status', status: 503, code: 'unavailable' },
       { kind: 'commitThenDrop' },
@@ -150,18 +152,21 @@ describe('OutboxPusher.pushOnce', () => {
 
   it('holds back the later items of a project in backoff, but not other projects', async () => {
     const { fake, pusher, queue } = setup();
-    queue('task.create', 'p_1', { name: 'first' });
-    queue('task.create', 'p_1', { name: 'second' });
-    queue('task.create', 'p_2', { name: 'elsewhere' });
+    queue('task.create', 'p_1', newTask('first'));
+    queue('task.create', 'p_1', newTask('second'));
+    queue('task.create', 'p_2', newTask('elsewhere'));
     fake.faults.push({ kind: 'network' });
     const report = await pusher.pushOnce();
     expect(report).toMatchObject({ sent: 2, done: 1, retried: 1, pending: 2 });
-    expect(fake.requests.map((r) => r.body)).toEqual(['{"name":"first"}', '{"name":"elsewhere"}']);
+    expect(fake.requests.map((r) => r.body)).toEqual([
+      newTaskJson('first'),
+      newTaskJson('elsewhere'),
+    ]);
   });
 
   it('treats a malformed success answer as not done and retries it', async () => {
     const { db, fake, pusher, queue } = setup();
-    const id = queue('task.create', 'p_1', { name: 'A' });
+    const id = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push({ kind: 'malformed' });
     expect(await pusher.pushOnce()).toMatchObject({ retried: 1, done: 0 });
     expect(getOutboxItem(db, id)?.lastError).toMatch(/malformed response/);
@@ -170,7 +175,7 @@ describe('OutboxPusher.pushOnce', () => {
 
   it('waits out a 429 as told without counting it as an attempt', async () => {
     const { db, clock, fake, pusher, queue } = setup();
-    const id = queue('task.create', 'p_1', { name: 'A' });
+    const id = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push({ kind: 'rateLimited', retryAfterMs: 30_000 });
     const pass = pusher.pushOnce();
     await until(() => clock.pendingSleeps === 1);
@@ -184,7 +189,7 @@ describe('OutboxPusher.pushOnce', () => {
 
   it('ends the pass on a pause longer than it will wait, leaving the item pending', async () => {
     const { db, clock, fake, pusher, queue } = setup({ maxRateLimitWaitMs: 60_000 });
-    const id = queue('task.create', 'p_1', { name: 'A' });
+    const id = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push({ kind: 'rateLimited', retryAfterMs: 3_600_000 });
     expect(await pusher.pushOnce()).toMatchObject({ rateLimited: 1, pending: 1 });
     const item = getOutboxItem(db, id);
@@ -194,9 +199,9 @@ describe('OutboxPusher.pushOnce', () => {
 
   it('fails 409 and other 4xx with the service code and message; the queue goes on', async () => {
     const { db, fake, pusher, queue } = setup();
-    const conflict = queue('task.create', 'p_1', { name: 'A' });
-    const refused = queue('task.create', 'p_1', { name: 'B' });
-    const fine = queue('task.create', 'p_1', { name: 'C' });
+    const conflict = queue('task.create', 'p_1', newTask('A'));
+    const refused = queue('task.create', 'p_1', newTask('B'));
+    const fine = queue('task.create', 'p_1', newTask('C'));
     fake.faults.push(
       { kind: 'status', status: 409, code: 'idempotency_conflict', message: 'key reused' },
       { kind: 'status', status: 400, code: 'validation_failed', message: 'name too long' },
@@ -213,7 +218,7 @@ describe('OutboxPusher.pushOnce', () => {
   it('fails an item of a read-only project without spending a request', async () => {
     const { db, fake, pusher, queue } = setup();
     addProject(db, 'p_ro', 'archived');
-    const id = queue('task.create', 'p_ro', { name: 'A' });
+    const id = queue('task.create', 'p_ro', newTask('A'));
     expect(await pusher.pushOnce()).toMatchObject({ sent: 0, failed: 1 });
     expect(fake.requests).toEqual([]);
     expect(getOutboxItem(db, id)).toMatchObject({
@@ -229,14 +234,14 @@ describe('OutboxPusher.pushOnce', () => {
       'INSERT INTO outbox (op, project_id, target_id, body) VALUES (?, ?, ?, ?)',
     );
     insert.run('task.explode', 'p_1', null, '{}');
-    insert.run('task.create', 'p_1', null, '{"startDate":"2026-01-01"}');
+    insert.run('task.create', 'p_1', null, '{"name":"A","startDate":"2026-01-01"}');
     insert.run('task.update', 'p_1', 't_1', 'not json');
-    insert.run('task.create', 'p_1', null, '{"name":"ok"}');
+    insert.run('task.create', 'p_1', null, newTaskJson('ok'));
     const report = await pusher.pushOnce();
     expect(report).toMatchObject({ sent: 1, failed: 3, done: 1 });
     expect(listOutbox(db).map((item) => item.lastError)).toEqual([
       expect.stringMatching(/^invalid_op: unknown op "task.explode"/),
-      'invalid_body: task.create body: a new task needs a name',
+      'invalid_body: task.create body: a new task needs endDate, status',
       'invalid_body: task.update body is not JSON',
       null,
     ]);
@@ -247,7 +252,7 @@ describe('OutboxPusher.pushOnce', () => {
 
   it('after a crash mid-push, resends the item once with the same key and bytes', async () => {
     const { db, file, clock, fake, pusher, queue } = setup();
-    const id = queue('task.create', 'p_1', { name: 'A' });
+    const id = queue('task.create', 'p_1', newTask('A'));
     // The service applies the create, and the process dies before the answer arrives.
     fake.faults.push({ kind: 'commitThenHang' });
     void pusher.pushOnce();
@@ -280,7 +285,7 @@ describe('OutboxPusher.start', () => {
     const { db, clock, fake, pusher, queue } = setup({ idleIntervalMs: 1_000 });
     pusher.start();
     await until(() => clock.pendingSleeps === 1);
-    const first = queue('task.create', 'p_1', { name: 'A' });
+    const first = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push({ kind: 'network' });
     pusher.wake();
     await until(() => fake.requests.length === 1 && clock.pendingSleeps === 1);
@@ -289,9 +294,9 @@ describe('OutboxPusher.start', () => {
     await clock.advance(750);
     await until(() => getOutboxItem(db, first)?.state === 'done' && clock.pendingSleeps === 1);
 
-    db.prepare(
-      `INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_2', '{"name":"B"}')`,
-    ).run();
+    db.prepare(`INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_2', ?)`).run(
+      newTaskJson('B'),
+    );
     await clock.advance(1_000);
     await until(() => listOutbox(db, { state: 'done' }).length === 2);
     await pusher.stop();

@@ -10,6 +10,7 @@ import {
   retryOutboxItem,
 } from '../../src/outbox/index.js';
 import { tempDatabase } from '../fixtures/db.js';
+import { newTask, newTaskJson } from './tasks.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -21,7 +22,7 @@ function setState(db: ReturnType<typeof tempDatabase>['db'], id: number, state: 
 describe('enqueue', () => {
   it('appends a pending item with a UUID idempotency key and the body as JSON', () => {
     const { db } = tempDatabase();
-    const first = enqueue(db, { op: 'task.create', projectId: 'p_1', body: { name: 'A' } }, NOW);
+    const first = enqueue(db, { op: 'task.create', projectId: 'p_1', body: newTask('A') }, NOW);
     const second = enqueue(
       db,
       { op: 'task.update', projectId: 'p_1', targetId: 't_1', body: { progress: 5 } },
@@ -34,7 +35,7 @@ describe('enqueue', () => {
       op: 'task.create',
       projectId: 'p_1',
       targetId: null,
-      body: '{"name":"A"}',
+      body: newTaskJson('A'),
       state: 'pending',
       attempts: 0,
       requestBody: null,
@@ -47,8 +48,8 @@ describe('enqueue', () => {
     const attempts = [
       { op: 'task.explode', projectId: 'p_1', body: {} },
       { op: 'task.update', projectId: 'p_1', body: { progress: 5 } },
-      { op: 'task.create', projectId: 'p_1', body: { name: '' } },
-      { op: 'task.create', projectId: ' ', body: { name: 'A' } },
+      { op: 'task.create', projectId: 'p_1', body: newTask('') },
+      { op: 'task.create', projectId: ' ', body: newTask('A') },
     ];
     const messages = attempts.map((input) => {
       try {
@@ -70,9 +71,9 @@ describe('enqueue', () => {
 
   it('gives a plain SQL INSERT its own key, which never changes', () => {
     const { db } = tempDatabase();
-    db.prepare(
-      `INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_1', '{"name":"A"}')`,
-    ).run();
+    db.prepare(`INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_1', ?)`).run(
+      newTaskJson('A'),
+    );
     const [item] = listOutbox(db);
     expect(item?.idempotencyKey).toMatch(UUID);
     db.prepare(`UPDATE outbox SET state = 'failed' WHERE id = ?`).run(item?.id);
@@ -84,7 +85,7 @@ describe('enqueue', () => {
 describe('managing items', () => {
   it('retries a failed item keeping its attempts, and refuses sending or done ones', () => {
     const { db } = tempDatabase();
-    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: { name: 'A' } }, NOW);
+    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: newTask('A') }, NOW);
     db.prepare(
       `UPDATE outbox SET state = 'failed', attempts = 3, last_error = 'x', next_attempt_at = 'y'
        WHERE id = ?`,
@@ -125,7 +126,7 @@ describe('managing items', () => {
       oldestPendingAt: null,
       oldestPendingAgeMs: null,
     });
-    const body = { name: 'A' };
+    const body = newTask('A');
     const a = enqueue(db, { op: 'task.create', projectId: 'p_1', body }, NOW - 90_000).id;
     enqueue(db, { op: 'task.create', projectId: 'p_1', body }, NOW - 30_000);
     const c = enqueue(db, { op: 'task.create', projectId: 'p_2', body }, NOW - 10_000).id;
@@ -141,7 +142,7 @@ describe('managing items', () => {
 
   it('puts items left sending back to pending', () => {
     const { db } = tempDatabase();
-    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: { name: 'A' } }, NOW);
+    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: newTask('A') }, NOW);
     db.prepare(`UPDATE outbox SET state = 'sending', attempts = 1 WHERE id = ?`).run(id);
     expect(recoverInterrupted(db, NOW)).toBe(1);
     expect(getOutboxItem(db, id)).toMatchObject({ state: 'pending', attempts: 1 });
