@@ -144,6 +144,19 @@ export class Mirror {
     });
   }
 
+  /** Writes one member, resource or dependency received from an event (insert or update). */
+  applyRecord(kind: RecordKind, projectId: string, record: unknown): ApplyOutcome {
+    const [checked] = checkRecords([record], { route: `apply ${kind}`, projectId });
+    if (checked === undefined) return 'unchanged';
+    return this.apply(projectId, (context, guard) => {
+      guard?.lists.add(kind);
+      const data = JSON.stringify(checked);
+      if (this.deps.store.records[kind].dataById(projectId).get(checked.id) === data) return false;
+      this.deps.store.records[kind].put(projectId, checked, data, context);
+      return true;
+    });
+  }
+
   /** Makes the project's members exactly `members`. */
   replaceMembers(projectId: string, members: readonly Member[]): ApplyOutcome {
     return this.replaceRecords('members', projectId, members);
