@@ -1,0 +1,262 @@
+/**
+ * The outbox against the real simulator over HTTP: exactly-once creates across dropped answers
+ * and a SIGKILL mid-push, and confirmed edits landing in the mirror with the service's ids.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { RequestGovernor } from '../../src/budget/index.js';
+import { systemClock } from '../../src/domain/index.js';
+import { Mirror } from '../../src/mirror/index.js';
+import {
+  enqueue,
+  getOutboxItem,
+  listOutbox,
+  mirrorApplyResult,
+  OutboxPusher,
+  type PushReport,
+} from '../../src/outbox/index.js';
+import { createHttpRemote } from '../../src/remote/index.js';
+import type { Simulator } from '../../src/sim/index.js';
+import type { Db } from '../../src/store/database.js';
+import { MirrorStore } from '../../src/store/mirror-store.js';
+import { FakeClock } from '../fixtures/clock.js';
+import { tempDatabase } from '../fixtures/db.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+import { newTask } from './tasks.js';
+
+const logger = pino({ level: 'silent' });
+const REGISTER = fileURLToPath(new URL('./child/register.mjs', import.meta.url));
+const PUSH_CHILD = fileURLToPath(new URL('./child/push-child.ts', import.meta.url));
+
+/** A synced mirror of the simulator and a pusher that writes through the `Mirror`. */
+async function setup(sim: Simulator) {
+  const { db, file } = tempDatabase();
+  const remote = createHttpRemote({
+    baseUrl: sim.baseUrl,
+    token: sim.token,
+    gate: new RequestGovernor({ clock: systemClock }),
+    clock: systemClock,
+    logger,
+  });
+  const mirror = new Mirror({ db, remote, clock: systemClock, logger });
+  expect((await mirror.syncAll()).ok).toBe(true);
+  const pusher = new OutboxPusher({
+    db,
+    remote,
+    clock: new FakeClock(),
+    logger,
+    applyResult: mirrorApplyResult(mirror, new MirrorStore(db)),
+  });
+  const projectId = sim.service.listProjects()[0]?.id ?? '';
+  const queue = (op: string, body: unknown, targetId: string | null = null) =>
+    enqueue(db, { op, projectId, targetId, body }, Date.now()).id;
+  /** Passes until nothing is pending (each pass stops a project at its first retry). */
+  const drain = async (): Promise<PushReport[]> => {
+    const reports: PushReport[] = [];
+    for (let pass = 0; pass < 8; pass++) {
+      const report = await pusher.pushOnce({ ignoreBackoff: true });
+      reports.push(report);
+      if (report.pending === 0) break;
+    }
+    return reports;
+  };
+  return { db, file, remote, projectId, queue, drain };
+}
+
+const mirrorRows = (db: Db, sql: string, ...params: unknown[]) => db.prepare(sql).all(...params);
+
+describe('outbox against the simulator', () => {
+  it('never duplicates a create whose answer was dropped after it committed', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 2, dependenciesPerProject: 0 });
+    const { db, remote, projectId, queue, drain } = await setup(sim);
+    const [first, second] = sim.service.listTasks(projectId);
+    const dep = { predecessorId: first?.id, successorId: second?.id, type: 'FS' };
+    const items = [
+      queue('task.create', newTask('Dropped once')),
+      queue('resource.create', { name: 'Crane' }),
+      queue('dependency.add', dep),
+    ];
+    for (const route of ['createTask', 'createResource', 'addDependency'] as const) {
+      sim.faults.failNext({ route, kind: 'commitThenDrop' });
+    }
+    const reports = await drain();
+    expect(reports.map((report) => report.retried)).toEqual([1, 1, 1, 0]);
+    expect(listOutbox(db).map((item) => [item.state, item.attempts])).toEqual(
+      items.map(() => ['done', 2]),
+    );
+
+    const created = sim.service.listTasks(projectId).filter((t) => t.name === 'Dropped once');
+    expect(created).toHaveLength(1);
+    const resources = sim.service.listResources(projectId).filter((r) => r.name === 'Crane');
+    expect(resources).toHaveLength(1);
+    expect(sim.service.listDependencies(projectId)).toHaveLength(1);
+    const keys = sim.requestLog
+      .filter({ route: 'createTask' })
+      .map((entry) => entry.headers['idempotency-key']);
+    expect(keys).toEqual([getOutboxItem(db, items[0] ?? 0)?.idempotencyKey, keys[0]]);
+
+    expect(mirrorRows(db, 'SELECT id FROM tasks WHERE name = ?', 'Dropped once')).toEqual([
+      { id: created[0]?.id },
+    ]);
+    expect(mirrorRows(db, `SELECT id FROM resources WHERE name = 'Crane'`)).toEqual([
+      { id: resources[0]?.id },
+    ]);
+    const [serviceDep] = sim.service.listDependencies(projectId);
+    expect(mirrorRows(db, 'SELECT id, predecessor_id FROM dependencies')).toEqual([
+      { id: serviceDep?.id, predecessor_id: first?.id },
+    ]);
+    await remote.close();
+  });
+
+  it('lands queued edits on the service and the mirror alike, in order; read-only fails unsent', async () => {
+    const sim = await startTestSimulator({ projects: 2, tasks: 3, readOnlyProjects: 1 });
+    const { db, remote, projectId, queue, drain } = await setup(sim);
+    const [keep, drop] = sim.service.listTasks(projectId);
+    const member = sim.service.listMembers(projectId).find((m) => m.kind !== 'integration');
+    const created = queue('task.create', newTask('Fresh', { progress: 10 }));
+    queue('task.update', { progress: 40 }, keep?.id ?? '');
+    queue('task.update', { status: 'Done' }, keep?.id ?? '');
+    queue('task.set_assignees', { assigneeIds: [member?.id] }, keep?.id ?? '');
+    queue('task.delete', {}, drop?.id ?? '');
+    const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
+    const refused = enqueue(
+      db,
+      { op: 'task.create', projectId: readOnly?.id ?? '', body: newTask('Never') },
+      Date.now(),
+    ).id;
+    const writesBefore = sim.requestLog.filter({ where: (e) => e.method !== 'GET' }).length;
+
+    const [report] = await drain();
+    expect(report).toMatchObject({ sent: 5, done: 5, failed: 1, pending: 0 });
+    expect(getOutboxItem(db, refused)?.lastError).toBe(
+      `project_read_only: project ${readOnly?.id} is read-only (archived)`,
+    );
+    expect(sim.requestLog.filter({ where: (e) => e.method !== 'GET' }).length - writesBefore).toBe(
+      5,
+    );
+
+    const serviceTasks = sim.service.listTasks(projectId);
+    const mirrored = mirrorRows(
+      db,
+      'SELECT id, name, status, progress FROM tasks WHERE project_id = ? ORDER BY id',
+      projectId,
+    );
+    const expected = serviceTasks
+      .map(({ id, name, status, progress }) => ({ id, name, status, progress }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+    expect(mirrored).toEqual(expected);
+    expect(serviceTasks.find((t) => t.id === keep?.id)).toMatchObject({
+      status: 'Done',
+      progress: 100,
+      assigneeIds: [member?.id],
+    });
+    expect(serviceTasks.some((t) => t.id === drop?.id)).toBe(false);
+    const result = JSON.parse(getOutboxItem(db, created)?.result ?? '{}') as { id: string };
+    expect(serviceTasks.find((t) => t.id === result.id)?.name).toBe('Fresh');
+    const assignees = mirrorRows(
+      db,
+      'SELECT member_id FROM task_assignees WHERE task_id = ?',
+      keep?.id,
+    );
+    expect(assignees).toEqual([{ member_id: member?.id }]);
+    await remote.close();
+  });
+
+  it('pushes each item exactly once across SIGKILLs before and after the service applied one', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 1 });
+    const { db, file, remote, projectId, queue } = await setup(sim);
+    await remote.close();
+    const names = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+    const ids = names.map((name) => queue('task.create', newTask(name)));
+    // The 2nd create request (k1) is held at the service and the pusher killed while it waits
+    // (never applied). At the 6th (k4, after k1 resent, k2, k3) the test holds the mirror's write
+    // lock, so the service applies it but the pusher cannot record it done before it is killed.
+    let arrivals = 0;
+    const heldAt2 = signal();
+    const lockedAt6 = signal();
+    sim.faults.delay({
+      route: 'createTask',
+      ms: 1_000,
+      count: Infinity,
+      when: () => {
+        arrivals += 1;
+        if (arrivals === 6) {
+          db.exec('BEGIN IMMEDIATE');
+          lockedAt6.fire();
+        }
+        if (arrivals === 2) heldAt2.fire();
+        return arrivals === 2;
+      },
+    });
+    const states = () => listOutbox(db).map((item) => item.state);
+
+    const first = runPushChild(file, sim);
+    await heldAt2.fired;
+    first.child.kill('SIGKILL');
+    expect((await first.exit).signal).toBe('SIGKILL');
+    expect(states()).toEqual(['done', 'sending', 'pending', 'pending', 'pending', 'pending']);
+
+    const second = runPushChild(file, sim);
+    await lockedAt6.fired;
+    await until(() => sim.service.listTasks(projectId).some((t) => t.name === 'k4'));
+    second.child.kill('SIGKILL');
+    expect((await second.exit).signal).toBe('SIGKILL');
+    db.exec('ROLLBACK');
+    expect(states()).toEqual(['done', 'done', 'done', 'done', 'sending', 'pending']);
+
+    const third = await runPushChild(file, sim).exit;
+    expect(third.code).toBe(0);
+    expect(JSON.parse(third.stdout)).toMatchObject({ done: 2, failed: 0, pending: 0 });
+    for (const name of names) {
+      expect(sim.service.listTasks(projectId).filter((t) => t.name === name)).toHaveLength(1);
+    }
+    expect(listOutbox(db).map((item) => [item.id, item.state, item.attempts])).toEqual(
+      ids.map((id, index) => [id, 'done', index === 1 || index === 4 ? 2 : 1]),
+    );
+    const k4Key = getOutboxItem(db, ids[4] ?? 0)?.idempotencyKey;
+    const k4Sends = sim.requestLog.filter({
+      route: 'createTask',
+      where: (entry) => entry.headers['idempotency-key'] === k4Key,
+    });
+    expect(k4Sends.map((entry) => entry.status)).toEqual([201, 201]);
+    const mirrored = mirrorRows(db, `SELECT name FROM tasks WHERE name LIKE 'k_' ORDER BY name`);
+    expect(mirrored.map((row) => (row as { name: string }).name)).toEqual(names);
+  });
+});
+
+/** A one-shot signal: `fire()` resolves `fired`. */
+function signal() {
+  let fire = () => {};
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  return { fire, fired };
+}
+
+/** Polls `condition` on real time (the simulator runs in this process) for up to 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition() && waited < 5_000; waited += 5) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(condition()).toBe(true);
+}
+
+/** Runs `push-child.ts` against the simulator; `exit` resolves with its code, signal and output. */
+function runPushChild(dbFile: string, sim: Simulator) {
+  const child = spawn(process.execPath, ['--import', REGISTER, PUSH_CHILD, dbFile, sim.baseUrl], {
+    env: { ...process.env, PROJMIRROR_TOKEN: sim.token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<{ code: number | null; signal: string | null; stdout: string }>(
+    (resolve) =>
+      child.on('exit', (code, signal) => {
+        if (code !== 0 && signal === null) process.stderr.write(stderr);
+        resolve({ code, signal, stdout });
+      }),
+  );
+  return { child, exit };
+}
