@@ -1,11 +1,147 @@
-/** `projmirror run`: the daemon: initial sync, realtime, budgeted polling, outbox pushing, reconcile */
+/**
+ * `projmirror run`: the daemon. SIGTERM and SIGINT finish the transaction in hand, close the
+ * socket and the database, and exit 0 within 5 s; SIGHUP reloads the config file's log level.
+ */
+import { readFileSync } from 'node:fs';
+import { errorLine, UsageError } from '../../domain/index.js';
+import { Daemon } from '../../daemon/daemon.js';
+import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
+import { MirrorFacts } from '../../daemon/mirror-facts.js';
+import {
+  checkCron,
+  DEFAULT_HISTORY_RETENTION_DAYS,
+  DEFAULT_RECONCILE_CRON,
+} from '../../daemon/schedules.js';
+import { outboxSummary } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
+import { EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+import { openSession } from '../session.js';
+
+/** The daemon must be gone this long after SIGTERM, whatever is in flight. */
+export const STOP_DEADLINE_MS = 4_500;
 
 export const runCommand: CliCommand = {
   command: 'run',
   describe: 'the daemon: initial sync, realtime, budgeted polling, outbox pushing, reconcile',
-  builder: (yargs) => withRemoteOptions(yargs),
-  handler: () => notLanded('run'),
+  builder: (yargs) =>
+    withRemoteOptions(yargs)
+      .option('metrics-port', {
+        type: 'number',
+        describe: 'serve Prometheus /metrics and /healthz on 127.0.0.1:PORT',
+      })
+      .option('reconcile-cron', {
+        type: 'string',
+        default: DEFAULT_RECONCILE_CRON,
+        describe: 'when the daily full reconcile runs (cron, UTC)',
+      })
+      .option('history-retention-days', {
+        type: 'number',
+        default: DEFAULT_HISTORY_RETENTION_DAYS,
+        describe: 'task_history rows older than this are pruned daily',
+      }),
+  handler: async (args) => {
+    const reconcileCron = String(args['reconcileCron']);
+    checkCron(reconcileCron);
+    const retention = Number(args['historyRetentionDays']);
+    if (!Number.isFinite(retention) || retention <= 0) {
+      throw new UsageError(
+        `--history-retention-days ${String(args['historyRetentionDays'])} is not a positive number`,
+      );
+    }
+    const metricsPort = args['metricsPort'] as number | undefined;
+    if (
+      metricsPort !== undefined &&
+      !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort < 65536)
+    ) {
+      throw new UsageError(`--metrics-port ${String(metricsPort)} is not a port number`);
+    }
+    const metricsRef: { current?: DaemonMetrics } = {};
+    const session = openSession(args, {
+      onResponse: (metric) => metricsRef.current?.recordResponse(metric.route, metric.status),
+    });
+    const { db, engine, logger, settings } = session;
+    const daemon = new Daemon({
+      engine,
+      db,
+      logger,
+      projects: settings.projects,
+      realtime: settings.realtimeUrl && {
+        url: settings.realtimeUrl,
+        token: settings.token,
+        caFile: settings.caFile,
+      },
+      reconcileCron,
+      historyRetentionDays: retention,
+    });
+    let server: MetricsServer | undefined;
+    if (metricsPort !== undefined) {
+      const facts = new MirrorFacts(db);
+      metricsRef.current = new DaemonMetrics({
+        quota: () => {
+          const budget = engine.governor.snapshot();
+          return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
+        },
+        mirrorLagSeconds: () => facts.lagSeconds(engine.clock.now()),
+        outboxDepth: () => outboxSummary(db, engine.clock.now()).counts,
+        realtimeConnected: () => daemon.connected,
+      });
+      server = await startMetricsServer(metricsRef.current, metricsPort, () => ({
+        ok: settings.realtimeUrl === undefined || daemon.connected,
+        detail: { realtime: daemon.connected },
+      }));
+      logger.info({ port: server.port }, 'metrics listening on 127.0.0.1');
+    }
+    const stopped = waitForStop(args, logger);
+    try {
+      await daemon.start();
+      await stopped.signal;
+    } finally {
+      stopped.dispose();
+      const deadline = setTimeout(() => {
+        logger.warn('stop deadline reached; exiting');
+        process.exit(EXIT_OK);
+      }, STOP_DEADLINE_MS);
+      deadline.unref();
+      await daemon.stop();
+      await server?.close();
+      await session.close();
+      clearTimeout(deadline);
+      logger.info('daemon stopped');
+    }
+    return EXIT_OK;
+  },
 };
+
+/** Resolves on SIGTERM or SIGINT; reloads the config file's log level on SIGHUP. */
+function waitForStop(args: Record<string, unknown>, logger: import('pino').Logger) {
+  let resolveStop: () => void = () => {};
+  const signal = new Promise<void>((resolve) => (resolveStop = resolve));
+  const stop = (name: NodeJS.Signals) => {
+    logger.info({ signal: name }, 'stopping');
+    resolveStop();
+  };
+  const reload = () => {
+    const file = args['config'];
+    if (typeof file !== 'string') {
+      logger.info('SIGHUP: no --config file to reload');
+      return;
+    }
+    try {
+      const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const level = config['log-level'] ?? config['logLevel'];
+      if (typeof level === 'string' && logger.levels.values[level] !== undefined)
+        logger.level = level;
+      logger.info({ file, level: logger.level }, 'SIGHUP: config reloaded');
+    } catch (error) {
+      logger.warn({ file, err: errorLine(error) }, 'SIGHUP: config not reloaded');
+    }
+  };
+  process.on('SIGTERM', stop).on('SIGINT', stop).on('SIGHUP', reload);
+  return {
+    signal,
+    dispose: () => {
+      process.off('SIGTERM', stop).off('SIGINT', stop).off('SIGHUP', reload);
+    },
+  };
+}

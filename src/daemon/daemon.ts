@@ -1,0 +1,258 @@
+/**
+ * The long-running service: an initial sync, then the realtime listener, the budgeted poll
+ * schedule, the outbox pusher and the daily reconcile, all under one AbortController.
+ * `start()` returns once the loops run; `stop()` aborts them and awaits every one.
+ */
+import type { Logger } from 'pino';
+import { ForeignUseEstimator, nextReset, planDay, type DailyPlan } from '../budget/index.js';
+import { errorLine, type Clock } from '../domain/index.js';
+import { OutboxPusher } from '../outbox/index.js';
+import { Coalescer, RealtimeListener, type Change } from '../realtime/index.js';
+import { isoTime, type Db } from '../store/database.js';
+import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import { ChangeApplier } from './changes.js';
+import { PollScheduler } from './poll-scheduler.js';
+import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
+import type { Engine } from './wiring.js';
+import { MirrorFacts } from './mirror-facts.js';
+
+/** The quota assumed until the service has told us its own (spec section 8). */
+export const DEFAULT_QUOTA_LIMIT = 5_000;
+
+export interface DaemonOptions {
+  engine: Engine;
+  db: Db;
+  logger: Logger;
+  /** Mirror only these projects (default: every project the token lists). */
+  projects?: string[] | undefined;
+  realtime?: { url: URL; token: string; caFile?: string | undefined } | undefined;
+  reconcileCron?: string;
+  historyRetentionDays?: number;
+  /** Share of the daily quota kept for pushes and refreshes. */
+  reserveShare?: number;
+  minPollIntervalMs?: number;
+  reconcileIntervalMs?: number;
+  /** Window in which realtime hints for one project collapse into one refresh. */
+  coalesceMs?: number;
+  /** Told whenever realtime connects or disconnects. */
+  onRealtimeStatus?: (connected: boolean) => void;
+}
+
+/** The daemon. */
+export class Daemon {
+  readonly clock: Clock;
+  private readonly options: DaemonOptions;
+  private readonly logger: Logger;
+  private readonly facts: MirrorFacts;
+  private readonly state: DaemonStateRepository;
+  private readonly foreign = new ForeignUseEstimator();
+  private readonly scheduler: PollScheduler;
+  private readonly pusher: OutboxPusher;
+  private readonly applier: ChangeApplier;
+  private readonly coalescer: Coalescer;
+  private readonly listener: RealtimeListener | undefined;
+  private readonly schedules: Schedules;
+  private readonly controller = new AbortController();
+  private readonly loops: Promise<void>[] = [];
+  private readonly refreshes = new Set<Promise<void>>();
+  private realtimeConnected = false;
+  private currentPlan: DailyPlan | undefined;
+
+  constructor(options: DaemonOptions) {
+    this.options = options;
+    const { engine, db } = options;
+    this.clock = engine.clock;
+    this.logger = options.logger.child({ subsystem: 'daemon' });
+    this.facts = new MirrorFacts(db);
+    this.state = new DaemonStateRepository(db);
+    this.scheduler = new PollScheduler({
+      clock: this.clock,
+      logger: this.logger,
+      plan: () => this.plan(),
+      poll: (projectId, signal) => this.poll(projectId, signal),
+      lastPassAt: (projectId) => this.facts.lastPassAt(projectId),
+    });
+    this.pusher = new OutboxPusher({
+      db,
+      remote: engine.remote,
+      clock: this.clock,
+      logger: options.logger.child({ subsystem: 'outbox' }),
+    });
+    this.applier = new ChangeApplier({
+      mirror: engine.mirror,
+      remote: engine.remote,
+      logger: this.logger,
+      syncProject: (projectId, signal) => this.syncProject(projectId, signal, 'refresh'),
+      reconcile: (signal) => this.reconcile(signal),
+    });
+    this.coalescer = new Coalescer({
+      clock: this.clock,
+      logger: this.logger,
+      ...(options.coalesceMs === undefined ? {} : { windowMs: options.coalesceMs }),
+      onEvent: (event) => {
+        try {
+          this.applier.applyEvent(event);
+        } catch {
+          this.coalescer.push({ kind: 'hint', projectId: event.projectId, reason: 'bad data' });
+        }
+      },
+      onRefresh: (request) => this.track(this.applier.refresh(request, this.controller.signal)),
+    });
+    this.listener = options.realtime
+      ? new RealtimeListener({
+          url: options.realtime.url,
+          token: options.realtime.token,
+          ...(options.realtime.caFile ? { caFile: options.realtime.caFile } : {}),
+          clock: this.clock,
+          logger: options.logger.child({ subsystem: 'realtime' }),
+          onChange: (change: Change) => this.coalescer.push(change),
+          onStatus: (status) => this.setRealtime(status === 'connected'),
+        })
+      : undefined;
+    this.schedules = new Schedules({
+      reconcileCron: options.reconcileCron ?? DEFAULT_RECONCILE_CRON,
+      logger: this.logger,
+      reconcile: () => this.reconcile(this.controller.signal),
+      pruneHistory: () => {
+        const days = options.historyRetentionDays ?? DEFAULT_HISTORY_RETENTION_DAYS;
+        const removed = this.facts.pruneHistory(this.clock.now(), days);
+        this.logger.info({ removed, days }, 'history pruned');
+      },
+    });
+  }
+
+  /** Syncs what was never synced, then starts every loop. */
+  async start(): Promise<void> {
+    const signal = this.controller.signal;
+    this.listener?.start(signal);
+    this.pusher.start(signal);
+    if (this.facts.projectIds().length === 0) await this.reconcile(signal);
+    this.schedules.start();
+    this.loops.push(this.scheduler.run(signal));
+    this.logger.info({ plan: summary(this.plan()) }, 'daemon started');
+  }
+
+  /** Stops every loop, finishing the transaction in hand, and persists what was learned. */
+  async stop(): Promise<void> {
+    this.controller.abort(new Error('stopping'));
+    this.coalescer.close();
+    await this.schedules.stop();
+    await Promise.allSettled([
+      ...this.loops,
+      ...this.refreshes,
+      this.pusher.stop(),
+      this.listener?.stop(),
+    ]);
+    this.options.engine.persistBudget();
+  }
+
+  /** True while the realtime channel is connected. */
+  get connected(): boolean {
+    return this.realtimeConnected;
+  }
+
+  /** The plan in force, recomputed from what the governor and the mirror know now. */
+  plan(): DailyPlan {
+    const now = this.clock.now();
+    const budget = this.options.engine.governor.snapshot();
+    const quotaLimit = budget.quotaLimit ?? DEFAULT_QUOTA_LIMIT;
+    const plan = planDay({
+      now,
+      resetAt: budget.quotaResetAt ?? nextReset(now),
+      quotaLimit,
+      quotaRemaining: budget.quotaRemaining ?? quotaLimit,
+      foreignRatePerHour: this.foreign.ratePerHour(),
+      realtimeConnected: this.realtimeConnected,
+      projects: this.facts.taskCounts(this.options.projects),
+      ...optional('reserveShare', this.options.reserveShare),
+      ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
+      ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
+    });
+    this.currentPlan = plan;
+    return plan;
+  }
+
+  /** Next poll time per project under the current plan. */
+  nextPolls(): Map<string, number> {
+    return this.scheduler.dueTimes(this.currentPlan ?? this.plan());
+  }
+
+  /** A reconcile of every project: one listing, then a pass over each. */
+  async reconcile(signal: AbortSignal): Promise<void> {
+    const report = await this.options.engine.mirror.syncAll(this.options.projects, {
+      signal,
+      purpose: 'poll',
+    });
+    for (const project of report.projects) {
+      if (project.ok) this.scheduler.markPolled(project.projectId, this.clock.now());
+    }
+    if (report.error) this.logger.warn({ err: report.error }, 'reconcile failed');
+    this.afterRequests();
+  }
+
+  private async poll(projectId: string, signal: AbortSignal): Promise<void> {
+    await this.syncProject(projectId, signal, 'poll');
+  }
+
+  private async syncProject(
+    projectId: string,
+    signal: AbortSignal,
+    purpose: 'poll' | 'refresh',
+  ): Promise<void> {
+    const result = await this.options.engine.mirror.syncProject(projectId, { signal, purpose });
+    if (result.ok) this.scheduler.markPolled(projectId, this.clock.now());
+    else this.logger.warn({ projectId, err: result.error }, 'pass failed');
+    this.afterRequests();
+  }
+
+  /** Feeds the estimate of others' use and saves budget and plan for `status`. */
+  private afterRequests(): void {
+    const budget = this.options.engine.governor.snapshot();
+    if (budget.quotaRemaining !== undefined) {
+      this.foreign.observe(this.clock.now(), budget.quotaRemaining, budget.sentTotal);
+    }
+    try {
+      this.options.engine.persistBudget();
+      const plan = this.plan();
+      const next = Object.fromEntries(this.scheduler.dueTimes(plan));
+      this.state.set(STATE_KEYS.plan, { ...summary(plan), next }, isoTime(this.clock.now()));
+    } catch (error) {
+      this.logger.warn({ err: errorLine(error) }, 'could not save the plan');
+    }
+  }
+
+  private setRealtime(connected: boolean): void {
+    if (connected === this.realtimeConnected) return;
+    this.realtimeConnected = connected;
+    this.options.onRealtimeStatus?.(connected);
+    this.scheduler.replan();
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work
+      .catch((error: unknown) => {
+        if (!this.controller.signal.aborted) {
+          this.logger.warn({ err: errorLine(error) }, 'refresh failed');
+        }
+      })
+      .finally(() => this.refreshes.delete(tracked));
+    this.refreshes.add(tracked);
+  }
+}
+
+/** The plan as `status` shows it. */
+function summary(plan: DailyPlan) {
+  return {
+    computedAt: plan.computedAt,
+    resetAt: plan.resetAt,
+    intervalMs: plan.intervalMs,
+    plannedPollRequests: plan.plannedPollRequests,
+    reserve: plan.reserve,
+    foreignRequests: plan.foreignRequests,
+    stalenessBoundMs: plan.stalenessBoundMs,
+  };
+}
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}

@@ -1,0 +1,55 @@
+/** A daemon wired to a test simulator over real sockets, stopped when the test ends. */
+import pino from 'pino';
+import { onTestFinished } from 'vitest';
+import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
+import { wireEngine, type EngineOptions } from '../../src/daemon/wiring.js';
+import type { Clock } from '../../src/domain/index.js';
+import type { Simulator } from '../../src/sim/index.js';
+import { tempDatabase } from '../fixtures/db.js';
+
+export interface TestDaemon {
+  daemon: Daemon;
+  db: ReturnType<typeof tempDatabase>['db'];
+}
+
+/** Wires and starts a daemon against `sim` with its first token. */
+export async function startTestDaemon(
+  sim: Simulator,
+  options: {
+    clock?: Clock;
+    realtime?: boolean;
+    engine?: Partial<Omit<EngineOptions, 'db' | 'logger'>>;
+    daemon?: Partial<DaemonOptions>;
+  } = {},
+): Promise<TestDaemon> {
+  const { db } = tempDatabase();
+  const logger = pino({ level: 'silent' });
+  const engine = wireEngine(
+    { baseUrl: new URL(sim.baseUrl), token: sim.token },
+    { db, logger, ...(options.clock ? { clock: options.clock } : {}), ...options.engine },
+  );
+  const daemon = new Daemon({
+    engine,
+    db,
+    logger,
+    ...(options.realtime === false
+      ? {}
+      : { realtime: { url: new URL(sim.realtimeUrl), token: sim.token } }),
+    ...options.daemon,
+  });
+  onTestFinished(async () => {
+    await daemon.stop();
+    await engine.close();
+  });
+  await daemon.start();
+  return { daemon, db };
+}
+
+/** Polls `check` every 10 ms (real time) until it returns true, or fails after `timeoutMs`. */
+export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
