@@ -132,10 +132,10 @@ CREATE TABLE task_pages (
   page       INTEGER NOT NULL,
   etag       TEXT,
   row_count  INTEGER NOT NULL,
-  rows       TEXT NOT NULL,
   read_at    TEXT NOT NULL,                  -- when these rows were received (a 304 leaves it)
-  PRIMARY KEY (project_id, page_size, page)
-) WITHOUT ROWID;
+  rows       TEXT NOT NULL,                  -- last, and a rowid table: the ETag reads without it
+  UNIQUE (project_id, page_size, page)
+);
 
 -- Small named values the daemon keeps across restarts (learned quota, the daily plan).
 CREATE TABLE daemon_state (

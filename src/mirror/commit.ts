@@ -1,10 +1,17 @@
-/** The end of a consistent pass: the mirror made equal to what was read, in one transaction. */
-import { StoreError, type Project } from '../domain/index.js';
+/**
+ * The end of a consistent pass, in two steps. The survey walks the kept pages outside any write
+ * lock, a page at a time with the event loop let through in between: it notes every task seen
+ * (a task seen twice means the collection moved) and which pages differ from the mirror. The
+ * commit then writes, in one transaction, only those pages, the deletions, the three lists, the
+ * project and the bookkeeping; an unchanged pass holds the write lock for a moment only.
+ */
+import { setImmediate as letEventLoopRun } from 'node:timers/promises';
+import type { Project } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { WriteContext } from '../store/write-context.js';
 import type { PassGuard } from './guard.js';
-import { applyKeptRows, RepeatedTaskError } from './page-writer.js';
+import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
 
 /** The per-project lists, in the order they are read and written. */
 export const RECORD_KINDS: readonly RecordKind[] = ['members', 'resources', 'dependencies'];
@@ -18,7 +25,7 @@ export interface CommitPlan {
   project: Project;
   /** A new ETag of the project, when the pass read it with get project. */
   projectEtag: string | undefined;
-  /** The first pass: its pages were applied as they came, only deletions remain. */
+  /** The first pass: its pages were applied (and seen) as they came; only deletions remain. */
   backfill: boolean;
   pageSize: number;
   lastPage: number;
@@ -27,52 +34,90 @@ export interface CommitPlan {
   guard: PassGuard;
 }
 
+/** What the survey found: the pages to write and whether any task is to be deleted. */
+export interface Survey {
+  changedPages: number[];
+  unseen: number;
+}
+
 /**
- * Writes the project, every kept page 1..lastPage (rows whose JSON is unchanged are skipped),
- * deletes the tasks not read and the list records gone, drops pages no longer used and records
- * the pass, all in one transaction. Returns a problem instead when a task turns up twice across
- * the kept pages (the collection moved): the transaction then rolls back whole.
+ * Walks the kept pages 1..lastPage (not for a backfill, whose pages were applied as read),
+ * noting each task seen and each page holding a row the mirror does not have as is. Returns a
+ * problem instead when a task turns up twice: the read must be repeated.
+ */
+export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Survey | string> {
+  const { projectId, pageSize, guard } = plan;
+  const changedPages: number[] = [];
+  try {
+    if (!plan.backfill) store.seenTasks.clear(projectId);
+    for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
+      const changed = store.snapshot(() => {
+        let differs = false;
+        for (const [task, text] of keptRows(keptPage(store, projectId, pageSize, page))) {
+          if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
+          if (guard.tasks.has(task.id) || differs) continue;
+          const held = store.tasks.find(task.id);
+          differs = held === undefined || held.data !== text || held.projectId !== projectId;
+        }
+        return differs;
+      });
+      if (changed) changedPages.push(page);
+      await letEventLoopRun();
+    }
+  } catch (error) {
+    if (error instanceof RepeatedTaskError) return error.message;
+    throw error;
+  }
+  return { changedPages, unseen: countUnseen(store, plan, changedPages.length === 0) };
+}
+
+/**
+ * How many mirrored tasks of the project the read did not see. When every task seen is known to
+ * be in the mirror (a backfill puts each row it reads; an unchanged pass found each one), this
+ * is a difference of two counts; otherwise a scan.
+ */
+function countUnseen(store: MirrorStore, plan: CommitPlan, unchanged: boolean): number {
+  const { projectId } = plan;
+  if (plan.guard.tasks.size === 0 && (plan.backfill || unchanged)) {
+    return store.tasks.count(projectId) - store.seenTasks.count(projectId);
+  }
+  return store.seenTasks.countUnseen(projectId);
+}
+
+/**
+ * Makes the mirror equal to the read in one transaction: the project, the rows of the changed
+ * pages (each row written only if its JSON differs), the tasks not seen deleted, the lists
+ * replaced, the pages no longer used dropped, the pass recorded. What events wrote during the
+ * pass (`guard`) is left as they wrote it.
  */
 export function commitPass(
   store: MirrorStore,
   plan: CommitPlan,
+  found: Survey,
   context: WriteContext,
-): string | undefined {
-  const { projectId, guard } = plan;
-  const before = { ...context.tally };
-  try {
-    store.transaction(() => {
-      if (!guard.project) store.projects.put(plan.project, context);
-      if (!plan.backfill) applyKeptPages(store, plan, context);
+): void {
+  const { projectId, pageSize, guard } = plan;
+  store.transaction(() => {
+    if (!guard.project) store.projects.put(plan.project, context);
+    for (const page of found.changedPages) {
+      for (const [task, text] of keptRows(keptPage(store, projectId, pageSize, page))) {
+        if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
+      }
+    }
+    if (found.unseen > 0) {
       for (const taskId of guard.tasks) store.seenTasks.mark(projectId, taskId);
       store.seenTasks.removeUnseen(projectId, context);
-      for (const kind of RECORD_KINDS) {
-        if (!guard.lists.has(kind))
-          store.records[kind].replace(projectId, plan.lists[kind], context);
-      }
-      store.taskPages.prune(projectId, plan.pageSize, plan.lastPage);
-      store.syncState.passCompleted(projectId, {
-        at: context.at,
-        pagesRead: plan.lastPage,
-        totalCount: plan.totalCount,
-        projectEtag: plan.projectEtag,
-        changed: context.tally.rows > 0,
-      });
+    }
+    for (const kind of RECORD_KINDS) {
+      if (!guard.lists.has(kind)) store.records[kind].replace(projectId, plan.lists[kind], context);
+    }
+    store.taskPages.prune(projectId, pageSize, plan.lastPage);
+    store.syncState.passCompleted(projectId, {
+      at: context.at,
+      pagesRead: plan.lastPage,
+      totalCount: plan.totalCount,
+      projectEtag: plan.projectEtag,
+      changed: context.tally.rows > 0,
     });
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof RepeatedTaskError)) throw error;
-    Object.assign(context.tally, before);
-    return error.message;
-  }
-}
-
-function applyKeptPages(store: MirrorStore, plan: CommitPlan, context: WriteContext): void {
-  const { projectId, pageSize, guard } = plan;
-  store.seenTasks.clear(projectId);
-  for (let page = 1; page <= plan.lastPage; page++) {
-    const kept = store.taskPages.get(projectId, pageSize, page);
-    if (kept === undefined) throw new StoreError(`kept page ${page} of ${projectId} is missing`);
-    applyKeptRows(store, projectId, kept, guard, context);
-  }
+  });
 }

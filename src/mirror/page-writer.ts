@@ -1,5 +1,5 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
-import type { Clock, Task } from '../domain/index.js';
+import { StoreError, type Clock, type Task } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import { decodeRows, type KeptPage } from '../store/task-pages.js';
@@ -29,7 +29,7 @@ export function applyRow(
   if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
 }
 
-/** Applies every row of a kept page, parsing each row's own text. */
+/** Applies every row of a kept page (see `applyRow`). */
 export function applyKeptRows(
   store: MirrorStore,
   projectId: string,
@@ -37,9 +37,24 @@ export function applyKeptRows(
   guard: PassGuard,
   context: WriteContext,
 ): void {
-  for (const text of decodeRows(kept.rows)) {
-    applyRow(store, projectId, JSON.parse(text) as Task, text, guard, context);
-  }
+  for (const [task, text] of keptRows(kept)) applyRow(store, projectId, task, text, guard, context);
+}
+
+/** The rows of a kept page, each parsed from its own text, with that text. */
+export function keptRows(kept: KeptPage): Array<[Task, string]> {
+  return decodeRows(kept.rows).map((text) => [JSON.parse(text) as Task, text]);
+}
+
+/** The kept copy of a page, which must be there. */
+export function keptPage(
+  store: MirrorStore,
+  projectId: string,
+  pageSize: number,
+  page: number,
+): KeptPage {
+  const kept = store.taskPages.get(projectId, pageSize, page);
+  if (kept === undefined) throw new StoreError(`kept page ${page} of ${projectId} is missing`);
+  return kept;
 }
 
 /** Takes each page as the pager reads it. Either method may throw `RepeatedTaskError`. */
@@ -47,7 +62,7 @@ export interface PageWriter {
   /** A page answered 200: its rows, with their ETag and `X-Total-Count`. */
   received(page: number, etag: string | undefined, rows: Task[], totalCount: number): void;
   /** A page answered 304: its kept copy stands. */
-  reused(page: number, kept: KeptPage, totalCount: number | undefined): void;
+  reused(page: number, totalCount: number | undefined): void;
 }
 
 /** Where the pages of one project's pass are kept. */
@@ -97,17 +112,25 @@ export class BackfillWriter implements PageWriter {
     store.transaction(() => {
       store.taskPages.put(projectId, pageSize, page, etag, texts, context.at);
       rows.forEach((row, index) => {
-        applyRow(store, projectId, row, texts[index] as string, this.guard, context);
+        if (!store.seenTasks.mark(projectId, row.id)) throw new RepeatedTaskError(row.id);
+        if (this.guard.tasks.has(row.id)) return;
+        store.tasks.putNew(projectId, row, texts[index] as string, context);
       });
       store.syncState.backfillProgress(projectId, page, totalCount);
     });
   }
 
-  reused(page: number, kept: KeptPage, totalCount: number | undefined): void {
-    const { store, projectId } = this.target;
+  reused(page: number, totalCount: number | undefined): void {
+    const { store, projectId, pageSize } = this.target;
     const context = this.context();
     store.transaction(() => {
-      applyKeptRows(store, projectId, kept, this.guard, context);
+      applyKeptRows(
+        store,
+        projectId,
+        keptPage(store, projectId, pageSize, page),
+        this.guard,
+        context,
+      );
       store.syncState.backfillProgress(projectId, page, totalCount ?? null);
     });
   }

@@ -106,7 +106,7 @@ export class TaskPager {
   private async readPage(page: number): Promise<PageRead> {
     const { remote, taskPages, writer, projectId, pageSize, counters, call } = this.setup;
     call.signal?.throwIfAborted();
-    const kept = taskPages.get(projectId, pageSize, page);
+    const kept = taskPages.head(projectId, pageSize, page);
     const context: RemoteContext = { route: 'listTasks', projectId, page };
     counters.requests += 1;
     const answer = await remote.listTasksPage(projectId, page, pageSize, kept?.etag ?? undefined, {
@@ -121,7 +121,7 @@ export class TaskPager {
       counters.pagesNotModified += 1;
       const total =
         answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
-      const repeated = catchRepeat(() => writer.reused(page, kept, total));
+      const repeated = catchRepeat(() => writer.reused(page, total));
       return { count: kept.rowCount, totalCount: total, notModified: true, repeated };
     }
     const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);

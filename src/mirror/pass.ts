@@ -18,7 +18,7 @@ import {
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import { newTally, type WriteContext } from '../store/write-context.js';
-import { commitPass, type ProjectLists } from './commit.js';
+import { commitPass, survey, type CommitPlan, type ProjectLists } from './commit.js';
 import { PassGuard } from './guard.js';
 import { BackfillWriter, StagingWriter, type PageTarget } from './page-writer.js';
 import { TaskPager, type PassCounters } from './pager.js';
@@ -54,6 +54,8 @@ export class ProjectPass {
   private readonly tally = newTally();
   private attempts = 0;
   private backfill = false;
+  /** The three lists, read once per pass after the first read that held together. */
+  private lists: ProjectLists | undefined;
 
   /** `listed` is the project as list projects returned it; without it the pass gets it. */
   constructor(deps: PassDeps, projectId: string, listed: Project | undefined, call: SyncOptions) {
@@ -96,31 +98,49 @@ export class ProjectPass {
       });
     }
     const pager = this.pager();
-    let lists: ProjectLists | undefined;
     for (;;) {
       this.attempts += 1;
-      store.seenTasks.clear(this.projectId);
-      this.guard.shifted = false;
-      const outcome = await pager.read(this.attempts);
-      let problem = outcome.problem;
-      if (problem === undefined && this.guard.shifted && this.attempts < MAX_READ_ATTEMPTS) {
-        problem = 'events created or deleted tasks while paging';
-      }
-      if (problem === undefined) {
-        lists ??= await this.readLists();
-        const plan = { ...outcome, projectId: this.projectId, project, projectEtag: etag };
-        const { pageSize } = this.deps;
-        const full = { ...plan, backfill: this.backfill, pageSize, lists, guard: this.guard };
-        problem = commitPass(store, full, this.context(!this.backfill));
-        if (problem === undefined) return;
-      }
-      if (this.attempts >= MAX_READ_ATTEMPTS)
+      const problem = await this.attempt(pager, project, etag);
+      if (problem === undefined) return;
+      if (this.attempts >= MAX_READ_ATTEMPTS) {
         throw new InconsistentReadError(this.projectId, problem);
+      }
       logger.info(
         { projectId: this.projectId, problem },
         'tasks moved while paging; reading again',
       );
     }
+  }
+
+  /** One full read and, if it held together, its commit; else what went wrong. */
+  private async attempt(
+    pager: TaskPager,
+    project: Project,
+    projectEtag: string | undefined,
+  ): Promise<string | undefined> {
+    const { store, pageSize } = this.deps;
+    store.seenTasks.clear(this.projectId);
+    this.guard.shifted = false;
+    const outcome = await pager.read(this.attempts);
+    if (outcome.problem !== undefined) return outcome.problem;
+    if (this.guard.shifted && this.attempts < MAX_READ_ATTEMPTS) {
+      return 'events created or deleted tasks while paging';
+    }
+    this.lists ??= await this.readLists();
+    const plan: CommitPlan = {
+      ...outcome,
+      projectId: this.projectId,
+      project,
+      projectEtag,
+      backfill: this.backfill,
+      pageSize,
+      lists: this.lists,
+      guard: this.guard,
+    };
+    const found = await survey(store, plan);
+    if (typeof found === 'string') return found;
+    commitPass(store, plan, found, this.context(!this.backfill));
+    return undefined;
   }
 
   private pager(): TaskPager {

@@ -42,6 +42,14 @@ export class MirrorStore {
     return this.db.transaction(fn).immediate();
   }
 
+  /**
+   * Runs `fn` in a deferred transaction: one stable snapshot for its reads, and writes to TEMP
+   * tables only, so it takes no lock that would hold up the mirror's writers.
+   */
+  snapshot<T>(fn: () => T): T {
+    return this.db.transaction(fn).deferred();
+  }
+
   /** Deletes a project with everything mirrored and kept for it. */
   removeProject(projectId: string): void {
     this.transaction(() => {

@@ -7,7 +7,8 @@
 import type { Db } from './database.js';
 import type { WriteContext } from './write-context.js';
 
-const UNSEEN = `project_id = ? AND id NOT IN (SELECT id FROM temp.seen_tasks WHERE project_id = ?)`;
+const UNSEEN = `project_id = @projectId
+  AND NOT EXISTS (SELECT 1 FROM temp.seen_tasks s WHERE s.project_id = @projectId AND s.id = tasks.id)`;
 
 /** The set of task ids read by the pass in hand, per project. */
 export class SeenTasks {
@@ -15,6 +16,8 @@ export class SeenTasks {
   private readonly markStmt;
   private readonly historyStmt;
   private readonly deleteStmt;
+  private readonly countStmt;
+  private readonly seenStmt;
 
   constructor(db: Db) {
     db.exec(
@@ -30,9 +33,17 @@ export class SeenTasks {
     );
     this.historyStmt = db.prepare(
       `INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
-       SELECT id, project_id, ?, 'deleted', name, NULL FROM tasks WHERE ${UNSEEN}`,
+       SELECT id, project_id, @at, 'deleted', name, NULL FROM tasks WHERE ${UNSEEN}`,
     );
     this.deleteStmt = db.prepare(`DELETE FROM tasks WHERE ${UNSEEN}`);
+    this.countStmt = db.prepare<{ projectId: string }, number>(
+      `SELECT count(*) FROM tasks WHERE ${UNSEEN}`,
+    );
+    this.countStmt.pluck();
+    this.seenStmt = db.prepare<[string], number>(
+      'SELECT count(*) FROM temp.seen_tasks WHERE project_id = ?',
+    );
+    this.seenStmt.pluck();
   }
 
   /** Forgets what a project's pass has seen. */
@@ -45,12 +56,22 @@ export class SeenTasks {
     return this.markStmt.run(projectId, taskId).changes === 1;
   }
 
+  /** How many task ids the project's pass has seen. */
+  count(projectId: string): number {
+    return this.seenStmt.get(projectId) ?? 0;
+  }
+
+  /** How many of the project's tasks this pass has not seen (a scan of the project's tasks). */
+  countUnseen(projectId: string): number {
+    return this.countStmt.get({ projectId }) ?? 0;
+  }
+
   /** Deletes (and records) the project's tasks this pass did not see; returns how many. */
   removeUnseen(projectId: string, context: WriteContext): number {
     if (context.history) {
-      context.tally.history += this.historyStmt.run(context.at, projectId, projectId).changes;
+      context.tally.history += this.historyStmt.run({ projectId, at: context.at }).changes;
     }
-    const removed = this.deleteStmt.run(projectId, projectId).changes;
+    const removed = this.deleteStmt.run({ projectId }).changes;
     context.tally.rows += removed;
     return removed;
   }

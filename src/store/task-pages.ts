@@ -4,10 +4,14 @@
  */
 import type { Db } from './database.js';
 
-/** One kept page: its ETag, how many rows it holds and their JSON (see `encodeRows`). */
-export interface KeptPage {
+/** What is known of a kept page without reading its rows. */
+export interface KeptPageHead {
   etag: string | null;
   rowCount: number;
+}
+
+/** One kept page: its ETag, how many rows it holds and their JSON (see `encodeRows`). */
+export interface KeptPage extends KeptPageHead {
   rows: string;
 }
 
@@ -26,24 +30,34 @@ export function decodeRows(rows: string): string[] {
 
 /** Reads and writes `task_pages`. */
 export class TaskPagesRepository {
+  private readonly headStmt;
   private readonly getStmt;
   private readonly putStmt;
   private readonly pruneStmt;
   private readonly removeStmt;
 
   constructor(db: Db) {
+    this.headStmt = db.prepare<[string, number, number], KeptPageHead>(
+      `SELECT etag, row_count AS rowCount FROM task_pages
+       WHERE project_id = ? AND page_size = ? AND page = ?`,
+    );
     this.getStmt = db.prepare<[string, number, number], KeptPage>(
       `SELECT etag, row_count AS rowCount, rows FROM task_pages
        WHERE project_id = ? AND page_size = ? AND page = ?`,
     );
     this.putStmt = db.prepare(
-      `INSERT OR REPLACE INTO task_pages (project_id, page_size, page, etag, row_count, rows, read_at)
+      `INSERT OR REPLACE INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.pruneStmt = db.prepare(
       'DELETE FROM task_pages WHERE project_id = ? AND (page_size <> ? OR page > ?)',
     );
     this.removeStmt = db.prepare('DELETE FROM task_pages WHERE project_id = ?');
+  }
+
+  /** The ETag and row count of a kept page, if any, without reading its rows. */
+  head(projectId: string, pageSize: number, page: number): KeptPageHead | undefined {
+    return this.headStmt.get(projectId, pageSize, page);
   }
 
   /** The kept copy of one page, if any. */
@@ -61,7 +75,7 @@ export class TaskPagesRepository {
     readAt: string,
   ): void {
     const rows = encodeRows(texts);
-    this.putStmt.run(projectId, pageSize, page, etag ?? null, texts.length, rows, readAt);
+    this.putStmt.run(projectId, pageSize, page, etag ?? null, texts.length, readAt, rows);
   }
 
   /** Drops the pages a consistent pass no longer uses: other page sizes and pages past the last. */

@@ -33,7 +33,8 @@ export class TasksRepository {
     this.insertStmt = db.prepare(
       `INSERT INTO tasks (id, project_id, name, start_date, end_date, status, progress, updated_at,
          data, synced_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
     );
     this.updateStmt = db.prepare(
       `UPDATE tasks SET project_id = ?, name = ?, start_date = ?, end_date = ?, status = ?,
@@ -62,19 +63,31 @@ export class TasksRepository {
    */
   put(projectId: string, task: Task, data: string, context: WriteContext): boolean {
     const old = this.findStmt.get(task.id);
-    if (old === undefined) {
-      this.insertStmt.run(task.id, projectId, ...columns(task), data, context.at);
-      for (const memberId of assigneesOf(task)) this.addAssigneeStmt.run(task.id, memberId);
-      const name = textColumn(task.name);
-      this.history.append(task.id, projectId, created(name), context);
-    } else {
-      if (old.data === data && old.projectId === projectId) return false;
-      this.updateStmt.run(projectId, ...columns(task), data, context.at, task.id);
-      for (const change of trackedChanges(JSON.parse(old.data) as JsonObject, task)) {
-        if (change.field === 'assignees') this.setAssignees(task.id, assigneesOf(task));
-        this.history.append(task.id, projectId, change, context);
-      }
+    if (old === undefined) return this.insert(projectId, task, data, context);
+    if (old.data === data && old.projectId === projectId) return false;
+    this.updateStmt.run(projectId, ...columns(task), data, context.at, task.id);
+    for (const change of trackedChanges(JSON.parse(old.data) as JsonObject, task)) {
+      if (change.field === 'assignees') this.setAssignees(task.id, assigneesOf(task));
+      this.history.append(task.id, projectId, change, context);
     }
+    context.tally.rows += 1;
+    return true;
+  }
+
+  /**
+   * Like `put`, for a task most likely new (a first backfill): tries the insert first, which
+   * spares a lookup per row, and falls back to `put` when the task is there already.
+   */
+  putNew(projectId: string, task: Task, data: string, context: WriteContext): boolean {
+    return this.insert(projectId, task, data, context) || this.put(projectId, task, data, context);
+  }
+
+  /** Inserts a task that is not in the mirror yet; false (and nothing written) if it is. */
+  private insert(projectId: string, task: Task, data: string, context: WriteContext): boolean {
+    const row = [task.id, projectId, ...columns(task), data, context.at];
+    if (this.insertStmt.run(row).changes === 0) return false;
+    for (const memberId of assigneesOf(task)) this.addAssigneeStmt.run(task.id, memberId);
+    this.history.append(task.id, projectId, created(textColumn(task.name)), context);
     context.tally.rows += 1;
     return true;
   }

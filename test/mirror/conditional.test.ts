@@ -57,6 +57,26 @@ describe('conditional requests and resumption', () => {
     expect(progress.get('p1-t701')).toBe(40);
   });
 
+  it('converges on 304s alone: rows the mirror holds differently, or in excess, are fixed', async () => {
+    const { db, remote, mirror } = setup({ pageSize: 10 });
+    remote.seed('p1', 25);
+    await mirror.syncProject('p1');
+    const data = db.prepare('SELECT data FROM tasks WHERE id = ?').pluck();
+    const original = data.get('p1-t12');
+    db.prepare(
+      `UPDATE tasks SET data = json_set(data, '$.name', 'drift'), name = 'drift' WHERE id = ?`,
+    ).run('p1-t12');
+    const extra = JSON.stringify({ id: 'ghost' });
+    db.prepare(
+      `INSERT INTO tasks (id, project_id, data, synced_at) VALUES ('ghost', 'p1', ?, 'x')`,
+    ).run(extra);
+    remote.calls.length = 0;
+    const result = await mirror.syncProject('p1');
+    expect(result).toMatchObject({ ok: true, pagesRead: 3, pagesNotModified: 3, rowsWritten: 2 });
+    expect(data.get('p1-t12')).toBe(original);
+    expect(mirroredTaskIds(db, 'p1')).toEqual(remoteTaskIds(remote, 'p1'));
+  });
+
   it('resumes a first backfill stopped by the quota: pages already read answer 304', async () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 1234);
