@@ -137,3 +137,6 @@ function take<T extends FaultTarget>(
   if (found !== undefined) found.remaining -= 1;
   return found;
 }
+
+/** What tests use of `Faults`: arming and clearing (the pipeline takes the rest). */
+export type FaultControl = Pick<Faults, 'failNext' | 'delay' | 'beforePage' | 'clear' | 'pending'>;

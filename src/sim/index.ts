@@ -60,16 +60,15 @@ export { startSimulator, type LimitsControl, type Simulator } from './simulator.
 export * from './options.js';
 export type {
   DelayRule,
+  FaultControl,
   FaultKind,
   FaultRequest,
   FaultRule,
   FaultTarget,
   PageHook,
 } from './faults.js';
-export { Faults } from './faults.js';
-export type { RequestLogEntry, RequestLogFilter } from './request-log.js';
-export { RequestLog } from './request-log.js';
-export { RealtimeHub, REALTIME_PATH } from './realtime.js';
+export type { RequestLogEntry, RequestLogFilter, RequestLogView } from './request-log.js';
+export { REALTIME_PATH, type RealtimeControl } from './realtime.js';
 export { SimService, type ProjectSnapshot, type TaskFields } from './service/service.js';
 export type { ProjectChanges, ProjectInput, TokenInput } from './service/projects.js';
 export type { MemberInput } from './service/roster.js';

@@ -154,3 +154,9 @@ function rejectUpgrade(socket: Duplex, status: number, code: string, message: st
       body,
   );
 }
+
+/** What tests use of the realtime endpoint. */
+export type RealtimeControl = Pick<
+  RealtimeHub,
+  'includeData' | 'connectionCount' | 'waitForConnections' | 'refuseNext' | 'sendRaw' | 'dropAll'
+>;

@@ -93,3 +93,6 @@ export class RequestLog {
     this.kept.length = 0;
   }
 }
+
+/** What tests use of the log: reading, counting and clearing. */
+export type RequestLogView = Pick<RequestLog, 'entries' | 'total' | 'filter' | 'count' | 'clear'>;

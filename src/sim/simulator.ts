@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../domain/index.js';
-import { Faults } from './faults.js';
+import { Faults, type FaultControl } from './faults.js';
 import { requestListener } from './http/pipeline.js';
 import { Router } from './http/router.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -15,8 +15,8 @@ import {
   type ResolvedSimulatorOptions,
   type SimulatorOptions,
 } from './options.js';
-import { RealtimeHub } from './realtime.js';
-import { RequestLog } from './request-log.js';
+import { RealtimeHub, type RealtimeControl } from './realtime.js';
+import { RequestLog, type RequestLogView } from './request-log.js';
 import { loadFixture, readFixture } from './seed/fixture.js';
 import { seedRandom } from './seed/random.js';
 import type { Core } from './service/core.js';
@@ -52,11 +52,11 @@ export interface Simulator {
   /** The scripted API: reads and writes that broadcast like API writes. */
   readonly service: SimService;
   /** Fault injection. */
-  readonly faults: Faults;
+  readonly faults: FaultControl;
   /** The requests answered so far. */
-  readonly requestLog: RequestLog;
+  readonly requestLog: RequestLogView;
   /** The realtime endpoint: connections, raw sends, drops, refusals, `includeData`. */
-  readonly realtime: RealtimeHub;
+  readonly realtime: RealtimeControl;
   /** The limits' counts. */
   readonly limits: LimitsControl;
   /** Stops listening, closes every connection and removes the temporary CA file. */
@@ -92,7 +92,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   server.on('upgrade', (request, socket, head: Buffer) => hub.handleUpgrade(request, socket, head));
   const port = await listen(server, resolved.host, resolved.port);
   const ca = certificate && writeCaFile(certificate.cert, resolved.caFile);
-  const origin = `${resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host}:${port}`;
+  const origin = `${urlHost(resolved.host)}:${port}`;
   let closing: Promise<void> | undefined;
   return {
     baseUrl: `${resolved.tls ? 'https' : 'http'}://${origin}/v1`,
@@ -149,6 +149,13 @@ function seed(
     }
   });
   return { userId, tokens: [...accountTokens, ...fixtureTokens] };
+}
+
+/** The host to put in URLs: a wildcard address becomes loopback, IPv6 gets brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {

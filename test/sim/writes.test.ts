@@ -38,6 +38,17 @@ describe('create task validation (400 validation_failed)', () => {
     expect(await errorCode(response)).toBe('validation_failed');
   });
 
+  test('a body above maxBodyBytes answers 413 on a connection that survives', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 0, maxBodyBytes: 64 });
+    const response = await client(sim).send(
+      'POST',
+      '/projects/p_1/tasks',
+      newTask({ name: 'x'.repeat(100) }),
+    );
+    expect(response.status).toBe(413);
+    expect(await errorCode(response)).toBe('payload_too_large');
+  });
+
   test('a body without Content-Type: application/json answers 415', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 0 });
     const response = await client(sim).send('POST', '/projects/p_1/tasks', newTask(), {

@@ -142,15 +142,14 @@ async function handlerContext(
 async function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Reads to the end even past the limit, so the socket survives to carry the 413.
   for await (const chunk of request) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > maxBytes) {
-      throw new SimError(413, 'payload_too_large', `the body exceeds ${maxBytes} bytes`, {
-        Connection: 'close',
-      });
-    }
-    chunks.push(buffer);
+    if (size <= maxBytes) chunks.push(buffer);
+  }
+  if (size > maxBytes) {
+    throw new SimError(413, 'payload_too_large', `the body exceeds ${maxBytes} bytes`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
