@@ -1,31 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/main.js';
 import { getOutboxItem, listOutbox } from '../../src/outbox/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
 import { join } from 'node:path';
+import { cli } from './in-process-cli.js';
 import { newTaskJson } from './tasks.js';
-
-/** Runs the CLI in-process and captures what it prints. */
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await runCli(argv);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -3,6 +3,8 @@
  * and a SIGKILL mid-push, and confirmed edits landing in the mirror with the service's ids.
  */
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -22,13 +24,14 @@ import type { Simulator } from '../../src/sim/index.js';
 import type { Db } from '../../src/store/database.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { FakeClock } from '../fixtures/clock.js';
-import { tempDatabase } from '../fixtures/db.js';
+import { tempDatabase, tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { cli } from './in-process-cli.js';
 import { newTask } from './tasks.js';
 
 const logger = pino({ level: 'silent' });
 const REGISTER = fileURLToPath(new URL('./child/register.mjs', import.meta.url));
-const PUSH_CHILD = fileURLToPath(new URL('./child/push-child.ts', import.meta.url));
+const CLI_ENTRY = fileURLToPath(new URL('./child/run-cli.ts', import.meta.url));
 
 /** A synced mirror of the simulator and a pusher that writes through the `Mirror`. */
 async function setup(sim: Simulator) {
@@ -164,6 +167,35 @@ describe('outbox against the simulator', () => {
     await remote.close();
   });
 
+  it('push exits 1 while an item is left pending, 0 once none is; refusals are named', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 1 });
+    const { db, file, remote, queue } = await setup(sim);
+    await remote.close();
+    const tokenFile = writeTokenFile(sim);
+    const refused = queue('task.create', newTask('Nobody', { assigneeIds: ['m_nobody'] }));
+    const later = queue('task.create', newTask('Later'));
+    sim.faults.failNext({ route: 'createTask', kind: 'status', status: 503 });
+    const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
+    args.push('--log-level', 'silent');
+
+    const busy = await cli(...args);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toBe('projmirror: push: 2 item(s) left pending\n');
+    expect(listOutbox(db).map((item) => [item.state, item.attempts])).toEqual([
+      ['pending', 1],
+      ['pending', 0],
+    ]);
+
+    const done = await cli(...args);
+    expect(done.code).toBe(0);
+    expect(done.stderr).toMatch(
+      /^projmirror: push: 1 item\(s\) failed \(see projmirror outbox list/,
+    );
+    expect(getOutboxItem(db, refused)?.lastError).toMatch(/^validation_failed: .*m_nobody/);
+    expect(getOutboxItem(db, later)?.state).toBe('done');
+    expect(done.stderr).not.toContain(sim.token);
+  });
+
   it('pushes each item exactly once across SIGKILLs before and after the service applied one', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 1 });
     const { db, file, remote, projectId, queue } = await setup(sim);
@@ -192,13 +224,14 @@ describe('outbox against the simulator', () => {
     });
     const states = () => listOutbox(db).map((item) => item.state);
 
-    const first = runPushChild(file, sim);
+    const tokenFile = writeTokenFile(sim);
+    const first = runPush(file, sim, tokenFile);
     await heldAt2.fired;
     first.child.kill('SIGKILL');
     expect((await first.exit).signal).toBe('SIGKILL');
     expect(states()).toEqual(['done', 'sending', 'pending', 'pending', 'pending', 'pending']);
 
-    const second = runPushChild(file, sim);
+    const second = runPush(file, sim, tokenFile);
     await lockedAt6.fired;
     await until(() => sim.service.listTasks(projectId).some((t) => t.name === 'k4'));
     second.child.kill('SIGKILL');
@@ -206,9 +239,9 @@ describe('outbox against the simulator', () => {
     db.exec('ROLLBACK');
     expect(states()).toEqual(['done', 'done', 'done', 'done', 'sending', 'pending']);
 
-    const third = await runPushChild(file, sim).exit;
-    expect(third.code).toBe(0);
-    expect(JSON.parse(third.stdout)).toMatchObject({ done: 2, failed: 0, pending: 0 });
+    const args = ['--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
+    const restarted = await cli('push', ...args, '--log-level', 'silent');
+    expect(restarted).toMatchObject({ code: 0, stderr: '' });
     for (const name of names) {
       expect(sim.service.listTasks(projectId).filter((t) => t.name === name)).toHaveLength(1);
     }
@@ -241,10 +274,21 @@ async function until(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true);
 }
 
-/** Runs `push-child.ts` against the simulator; `exit` resolves with its code, signal and output. */
-function runPushChild(dbFile: string, sim: Simulator) {
-  const child = spawn(process.execPath, ['--import', REGISTER, PUSH_CHILD, dbFile, sim.baseUrl], {
-    env: { ...process.env, PROJMIRROR_TOKEN: sim.token },
+/** The token of the simulator in a file, for `--token-file`. */
+function writeTokenFile(sim: Simulator): string {
+  const file = join(tempDir(), 'token');
+  writeFileSync(file, `${sim.token}\n`);
+  return file;
+}
+
+/** Runs `projmirror push` from source in a child; `exit` resolves with its code, signal, output. */
+function runPush(dbFile: string, sim: Simulator, tokenFile: string) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('PROJMIRROR_')),
+  );
+  const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', dbFile];
+  const child = spawn(process.execPath, ['--import', REGISTER, CLI_ENTRY, ...args], {
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -253,7 +297,7 @@ function runPushChild(dbFile: string, sim: Simulator) {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exit = new Promise<{ code: number | null; signal: string | null; stdout: string }>(
     (resolve) =>
-      child.on('exit', (code, signal) => {
+      child.on('close', (code, signal) => {
         if (code !== 0 && signal === null) process.stderr.write(stderr);
         resolve({ code, signal, stdout });
       }),

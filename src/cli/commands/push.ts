@@ -1,11 +1,51 @@
-/** `projmirror push`: send every pending outbox item once, then exit */
+/** `projmirror push`: send every pending outbox item once, then exit. */
+import { mirrorApplyResult, OutboxPusher, type PushReport } from '../../outbox/index.js';
+import { MirrorStore } from '../../store/mirror-store.js';
 import type { CliCommand } from '../command.js';
+import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+import { openSession } from '../session.js';
+
+/** A one-shot push waits through burst pauses and 429s, not for a quota day to end. */
+export const PUSH_MAX_WAIT_MS = 2 * 60 * 1000;
+
+/** The closing line on stderr when items failed or are left pending; undefined when all done. */
+export function pushProblemLine(report: PushReport): string | undefined {
+  const parts: string[] = [];
+  if (report.failed > 0) {
+    parts.push(`${report.failed} item(s) failed (see projmirror outbox list --state failed)`);
+  }
+  if (report.pending > 0) parts.push(`${report.pending} item(s) left pending`);
+  return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
+}
 
 export const pushCommand: CliCommand = {
   command: 'push',
   describe: 'send every pending outbox item once, then exit',
   builder: (yargs) => withRemoteOptions(yargs),
-  handler: () => notLanded('push'),
+  handler: async (args) => {
+    const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
+    const { engine, logger, db } = session;
+    const pusher = new OutboxPusher({
+      db,
+      remote: engine.remote,
+      clock: engine.clock,
+      logger: logger.child({ subsystem: 'outbox' }),
+      applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
+      maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
+    });
+    const controller = new AbortController();
+    const stop = () => controller.abort(new Error('interrupted'));
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    try {
+      const report = await pusher.pushOnce({ signal: controller.signal, ignoreBackoff: true });
+      logger.info({ ...report }, 'push done');
+      const problem = pushProblemLine(report);
+      if (problem !== undefined) process.stderr.write(`${problem}\n`);
+      return report.pending === 0 ? EXIT_OK : EXIT_FAILED;
+    } finally {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      await session.close();
+    }
+  },
 };
