@@ -74,8 +74,9 @@ export function planDay(input: PlanInput): DailyPlan {
   const available = Math.max(0, input.quotaRemaining - reserve - foreignRequests);
   // One round polls every project once and lists the projects once.
   const roundCost = 1 + input.projects.reduce((sum, p) => sum + pollCost(p.taskCount), 0);
-  const rounds = Math.floor(available / roundCost);
-  let intervalMs = rounds > 0 ? Math.ceil(msLeft / rounds) : msLeft;
+  // Spread what is available evenly over the time left: no rounding to whole rounds, so the
+  // interval drifts smoothly as the day goes on instead of jumping by a round at a time.
+  let intervalMs = available >= roundCost ? Math.ceil((msLeft * roundCost) / available) : msLeft;
   intervalMs = Math.max(intervalMs, minInterval);
   if (input.realtimeConnected) intervalMs = Math.max(intervalMs, reconcileInterval);
   const count = input.projects.length;
@@ -85,7 +86,7 @@ export function planDay(input: PlanInput): DailyPlan {
     intervalMs,
     offsetMs: count > 0 ? Math.floor((intervalMs * index) / count) : 0,
   }));
-  const plannedRounds = rounds > 0 ? Math.min(rounds, Math.floor(msLeft / intervalMs)) : 0;
+  const plannedRounds = available >= roundCost ? Math.floor(msLeft / intervalMs) : 0;
   const maxPollRequests = Math.max(...projects.map((p) => p.pollCost), 0);
   return {
     computedAt: input.now,

@@ -34,6 +34,8 @@ export interface DaemonOptions {
   reconcileIntervalMs?: number;
   /** Window in which realtime hints for one project collapse into one refresh. */
   coalesceMs?: number;
+  /** How often the outbox is checked for new items when idle (SQL inserts need no signal). */
+  outboxIdleMs?: number;
   /** Told whenever realtime connects or disconnects. */
   onRealtimeStatus?: (connected: boolean) => void;
 }
@@ -77,6 +79,7 @@ export class Daemon {
       remote: engine.remote,
       clock: this.clock,
       logger: options.logger.child({ subsystem: 'outbox' }),
+      ...optional('idleIntervalMs', options.outboxIdleMs),
     });
     this.applier = new ChangeApplier({
       mirror: engine.mirror,
@@ -183,9 +186,6 @@ export class Daemon {
       signal,
       purpose: 'poll',
     });
-    for (const project of report.projects) {
-      if (project.ok) this.scheduler.markPolled(project.projectId, this.clock.now());
-    }
     if (report.error) this.logger.warn({ err: report.error }, 'reconcile failed');
     this.afterRequests();
   }
@@ -200,8 +200,7 @@ export class Daemon {
     purpose: 'poll' | 'refresh',
   ): Promise<void> {
     const result = await this.options.engine.mirror.syncProject(projectId, { signal, purpose });
-    if (result.ok) this.scheduler.markPolled(projectId, this.clock.now());
-    else this.logger.warn({ projectId, err: result.error }, 'pass failed');
+    if (!result.ok) this.logger.warn({ projectId, err: result.error }, 'pass failed');
     this.afterRequests();
   }
 

@@ -14,14 +14,14 @@ export interface PollSchedulerOptions {
   plan: () => DailyPlan;
   /** Polls one project (a full conditional pass). Errors are logged, never thrown out. */
   poll: (projectId: string, signal: AbortSignal) => Promise<void>;
-  /** When each project was last consistent, to place its first poll. */
+  /** When each project was last consistent (by a poll, a refresh or a reconcile). */
   lastPassAt: (projectId: string) => number | undefined;
 }
 
 /** The loop that spends the plan's polling budget. */
 export class PollScheduler {
   private readonly options: PollSchedulerOptions;
-  private readonly lastPolled = new Map<string, number>();
+  private readonly lastAttempt = new Map<string, number>();
   /** When a project never passed was first planned: its first poll is at this plus its offset. */
   private readonly firstPlanned = new Map<string, number>();
   private wake: AbortController | undefined;
@@ -30,28 +30,33 @@ export class PollScheduler {
     this.options = options;
   }
 
-  /** Records a pass made outside the scheduler (startup sync, reconcile, event refresh). */
-  markPolled(projectId: string, at: number): void {
-    this.lastPolled.set(projectId, at);
-  }
-
   /** Recomputes due times now (the plan changed). */
   replan(): void {
     this.wake?.abort();
   }
 
-  /** When each project is next due under `plan`. */
+  /**
+   * When each project is next due under `plan`: one interval after its last consistent pass
+   * (whoever made it), except that the first poll after start is staggered across one interval
+   * so that projects synced together do not stay in lockstep; never sooner than one interval
+   * after the scheduler's own last attempt (a failing project does not spin).
+   */
   dueTimes(plan: DailyPlan): Map<string, number> {
     const due = new Map<string, number>();
+    const share = plan.intervalMs / Math.max(1, plan.projects.length);
     for (const project of plan.projects) {
       const id = project.projectId;
-      const last = this.lastPolled.get(id) ?? this.options.lastPassAt(id);
-      if (last !== undefined) {
-        due.set(id, last + project.intervalMs);
-        continue;
+      const passed = this.options.lastPassAt(id);
+      const attempted = this.lastAttempt.get(id);
+      let at: number;
+      if (passed !== undefined) {
+        at = passed + (attempted === undefined ? project.offsetMs + share : project.intervalMs);
+      } else {
+        if (!this.firstPlanned.has(id)) this.firstPlanned.set(id, plan.computedAt);
+        at = (this.firstPlanned.get(id) ?? plan.computedAt) + project.offsetMs;
       }
-      if (!this.firstPlanned.has(id)) this.firstPlanned.set(id, plan.computedAt);
-      due.set(id, (this.firstPlanned.get(id) ?? plan.computedAt) + project.offsetMs);
+      if (attempted !== undefined) at = Math.max(at, attempted + project.intervalMs);
+      due.set(id, at);
     }
     return due;
   }
@@ -75,7 +80,7 @@ export class PollScheduler {
         if (signal.aborted) break;
         logger.warn({ projectId, err: errorLine(error) }, 'poll failed');
       }
-      this.lastPolled.set(projectId, clock.now());
+      this.lastAttempt.set(projectId, clock.now());
     }
   }
 

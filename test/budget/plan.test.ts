@@ -30,12 +30,12 @@ describe('planDay', () => {
 
   it('never plans more than the quota less the reserve', () => {
     const plan = planDay(input());
-    // Round: 1 list + 5 + 7 = 13; reserve 40; 160 / 13 = 12 rounds over 24 h.
+    // Round: 1 list + 5 + 7 = 13; reserve 40; 160 requests spread over 24 h.
     expect(plan.reserve).toBe(40);
-    expect(plan.intervalMs).toBe(2 * HOUR);
+    expect(plan.intervalMs).toBe((24 * HOUR * 13) / 160);
     expect(plan.plannedPollRequests).toBe(12 * 13);
     expect(plan.plannedPollRequests + plan.reserve).toBeLessThanOrEqual(200);
-    expect(plan.projects.map((p) => p.offsetMs)).toEqual([0, HOUR]);
+    expect(plan.projects.map((p) => p.offsetMs)).toEqual([0, plan.intervalMs / 2]);
   });
 
   it('slows down when others spend the same quota', () => {
@@ -50,8 +50,8 @@ describe('planDay', () => {
 
   it('only reconciles while realtime is connected, and respects the minimum interval', () => {
     const rich = input({ quotaLimit: 5000, quotaRemaining: 5000 });
-    // (5000 - 1000) / 13 = 307 rounds over 24 h.
-    expect(planDay(rich).intervalMs).toBe(Math.ceil((24 * HOUR) / 307));
+    // 4,000 requests left after the reserve, 13 a round, over 24 h.
+    expect(planDay(rich).intervalMs).toBe(Math.ceil((24 * HOUR * 13) / 4000));
     const huge = input({ quotaLimit: 1e7, quotaRemaining: 1e7 });
     expect(planDay(huge).intervalMs).toBe(60_000);
     expect(planDay({ ...rich, realtimeConnected: true }).intervalMs).toBe(HOUR);
