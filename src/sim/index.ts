@@ -41,9 +41,10 @@
  *   `progress` is a number 0..100; `assigneeIds` distinct members of the project. Create with
  *   `status` alone derives `progress` (`progressForStatus(status, 0)`). An update must set at
  *   least one of name, startDate, endDate, status, progress, assigneeIds.
- * - Integration identity: created (and announced as `member.changed`) on the first request of a
- *   token that names a writable project; member `{id, name: "<label> (integration)", kind:
- *   "integration"}`. Tasks a script creates without `assigneeIds` are unassigned.
+ * - Integration identity: created (and announced as `member.changed`) by the first successful
+ *   write of a token on a project (reads and refused writes change nothing, so a read-only
+ *   project never gets one); member `{id, name: "<label> (integration)", kind: "integration"}`.
+ *   Tasks a script creates without `assigneeIds` are unassigned.
  * - Reorder (`{"taskIds": [...]}`, 204): the listed tasks take the positions they occupy now,
  *   in the listed order; others keep theirs. Announced as one `project.updated`.
  * - Set dependencies replaces the set (200 with the new set); an item keeps a given `id`, else

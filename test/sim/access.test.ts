@@ -80,13 +80,20 @@ describe('authentication, scopes and integration identities (spec section 5)', (
     expect(((await nobody.json()) as Task).assigneeIds).toEqual([]);
   });
 
-  test('the integration identity appears on the roster on the first use of the token', async () => {
+  test('the integration identity joins the roster on the first successful write, not on reads', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 1 });
+    const api = client(sim);
+    await api.get('/projects/p_1/tasks');
+    await api.get('/projects/p_1/members');
     expect(sim.service.integrationMemberId(sim.token, 'p_1')).toBeUndefined();
-    const members = (await (await client(sim).get('/projects/p_1/members')).json()) as Member[];
+    await api.send('POST', '/projects/p_1/tasks', newTask({ name: '' })); // refused: 400
+    expect(sim.service.integrationMemberId(sim.token, 'p_1')).toBeUndefined();
+    const [task] = sim.service.listTasks('p_1');
+    await api.send('PATCH', `/tasks/${task?.id}`, { progress: 10 });
     const id = sim.service.integrationMemberId(sim.token, 'p_1');
+    const members = (await (await api.get('/projects/p_1/members')).json()) as Member[];
     expect(members).toContainEqual({ id, name: expect.any(String) as string, kind: 'integration' });
-    await client(sim).get('/projects/p_1/tasks');
+    await api.send('PATCH', `/tasks/${task?.id}`, { progress: 20 });
     expect(
       sim.service.listMembers('p_1').filter((member) => member.kind === 'integration').length,
     ).toBe(1);

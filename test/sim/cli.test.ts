@@ -8,8 +8,8 @@ import { parseFailSpec } from '../../src/cli/commands/simulate.js';
 import { UsageError } from '../../src/domain/index.js';
 
 // The CLI from source in a child process (the TypeScript hooks the CLI tests share).
-const REGISTER = fileURLToPath(new URL('../outbox/child/register.mjs', import.meta.url));
-const ENTRY = fileURLToPath(new URL('../outbox/child/run-cli.ts', import.meta.url));
+const REGISTER = fileURLToPath(new URL('../fixtures/child/register.mjs', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../fixtures/child/run-cli.ts', import.meta.url));
 const TOKEN = 'glt_test_simulate_cli_0123456789';
 
 describe('projmirror simulate', () => {

@@ -1,8 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import { connect } from 'node:net';
+import { describe, expect, test, vi } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
 import { hashToken } from '../../src/sim/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
-import { client, errorCode, newTask } from './helpers.js';
+import { client, errorCode, newTask, settle } from './helpers.js';
 
 describe('fault injection', () => {
   test('status: the next N requests of a route fail with the chosen status and code', async () => {
@@ -107,6 +108,24 @@ describe('fault injection', () => {
       sim.service.listTasks('p_1').map((task) => task.id),
     );
     expect(sim.faults.pending).toBe(0);
+  });
+
+  test('a client that goes away mid-body is logged as dropped, quietly, and serving goes on', async () => {
+    const sim = await startTestSimulator({ projects: 1 });
+    const stderr = vi.spyOn(process.stderr, 'write');
+    const { port } = new URL(sim.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST /v1/projects/p_1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sim.token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
+    );
+    await settle(); // the server has the headers and waits for the rest of the body
+    socket.destroy();
+    await expect.poll(() => sim.requestLog.count({ route: 'createTask', dropped: true })).toBe(1);
+    expect(stderr).not.toHaveBeenCalledWith(expect.stringContaining('internal error'));
+    stderr.mockRestore();
+    expect((await client(sim).get('/projects')).status).toBe(200);
   });
 
   test('the request log records route, status, code, token hash and the headers that matter', async () => {

@@ -28,13 +28,14 @@ describe('idempotency of creates (spec 4.1 rules 3-6)', () => {
   test('a replay creates no duplicate and broadcasts nothing', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 0 });
     const api = client(sim);
-    await api.get('/projects/p_1'); // creates the integration identity first
     const events = await connectRealtime(sim, sim.token);
     const body = JSON.stringify(newTask());
     await api.send('POST', '/projects/p_1/tasks', body, KEY);
     await api.send('POST', '/projects/p_1/tasks', body, KEY);
     sim.service.addMember('p_1', { name: 'Sentinel' });
-    await events.waitFor((event) => event['type'] === 'member.changed');
+    await events.waitFor(
+      (event) => (event['data'] as { name?: string } | undefined)?.name === 'Sentinel',
+    );
     expect(sim.service.taskCount('p_1')).toBe(1);
     const created = events.messages.filter((text) => text.includes('"task.created"'));
     expect(created.length).toBe(1);

@@ -1,8 +1,7 @@
 /**
  * Who may touch what. A project that does not exist is 404; one the token cannot see is 403
  * `forbidden` (for project tokens: not granted; for account tokens: not the user's). Records
- * reached by their own id (tasks, resources, dependencies) follow their project's rule. The
- * first use of a token on a writable project creates its integration identity there.
+ * reached by their own id (tasks, resources, dependencies) follow their project's rule.
  */
 import { forbidden, notFound, projectReadOnly } from '../errors.js';
 import type { DependencyRow, ProjectRow, ResourceRow, TaskRow } from '../model/rows.js';
@@ -12,9 +11,6 @@ import { param, type HandlerContext } from './context.js';
 function admitToProject(context: HandlerContext, project: ProjectRow): ProjectRow {
   if (!context.core.state.canSee(context.token, project)) {
     throw forbidden(`this token has no access to project ${project.id}`);
-  }
-  if (project.readOnlyReason === null) {
-    ensureIntegrationMember(context.core, project, context.token);
   }
   return project;
 }
@@ -66,4 +62,12 @@ export function pathDependency(context: HandlerContext): {
 /** Refuses any write to a project that has a `readOnlyReason` (403 `project_read_only`). */
 export function assertWritable(project: ProjectRow): void {
   if (project.readOnlyReason !== null) throw projectReadOnly(project.id, project.readOnlyReason);
+}
+
+/**
+ * Records that the token wrote to `project`: its integration identity is on the roster from its
+ * first successful write there on (reads and refused writes change nothing).
+ */
+export function workedIn(context: HandlerContext, project: ProjectRow): void {
+  ensureIntegrationMember(context.core, project, context.token);
 }

@@ -46,6 +46,10 @@ export function requestListener(parts: PipelineParts) {
         exchange.send(errorResponse(error));
         return;
       }
+      if (request.destroyed || response.destroyed) {
+        exchange.drop(); // the client went away mid-request: nothing to answer
+        return;
+      }
       process.stderr.write(`simulator: internal error: ${String(error)}\n`);
       exchange.send(json(500, { code: 'internal_error', message: 'internal simulator error' }));
     });

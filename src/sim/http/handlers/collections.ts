@@ -3,7 +3,7 @@ import { dependencyJson, memberJson, resourceJson } from '../../model/rows.js';
 import { addDependency, removeDependency, setDependencies } from '../../service/dependencies.js';
 import { createResource, deleteResource, updateResource } from '../../service/resources.js';
 import { parseDependency, parseDependencyList, parseResource } from '../../service/validate.js';
-import { assertWritable, pathDependency, pathProject, pathResource } from '../access.js';
+import { assertWritable, pathDependency, pathProject, pathResource, workedIn } from '../access.js';
 import type { Handler } from '../context.js';
 import { idempotentCreate } from '../idempotent.js';
 import { empty, json } from '../response.js';
@@ -17,7 +17,9 @@ export const setDependenciesHandler: Handler = (context) => {
   const project = pathProject(context);
   assertWritable(project);
   const inputs = parseDependencyList(context.body, project, context.core.state);
-  return json(200, setDependencies(context.core, project, inputs).map(dependencyJson));
+  const rows = setDependencies(context.core, project, inputs);
+  workedIn(context, project);
+  return json(200, rows.map(dependencyJson));
 };
 
 /** Adds a dependency (201), idempotently. */
@@ -26,7 +28,9 @@ export const addDependencyHandler: Handler = (context) => {
   return idempotentCreate(context, project, () => {
     assertWritable(project);
     const input = parseDependency(context.body, project, context.core.state);
-    return json(201, dependencyJson(addDependency(context.core, project, input)));
+    const row = addDependency(context.core, project, input);
+    workedIn(context, project);
+    return json(201, dependencyJson(row));
   });
 };
 
@@ -35,6 +39,7 @@ export const removeDependencyHandler: Handler = (context) => {
   const { dependency, project } = pathDependency(context);
   assertWritable(project);
   removeDependency(context.core, project, dependency);
+  workedIn(context, project);
   return empty(204);
 };
 
@@ -48,7 +53,9 @@ export const createResourceHandler: Handler = (context) => {
   return idempotentCreate(context, project, () => {
     assertWritable(project);
     const input = parseResource(context.body);
-    return json(201, resourceJson(createResource(context.core, project, input)));
+    const row = createResource(context.core, project, input);
+    workedIn(context, project);
+    return json(201, resourceJson(row));
   });
 };
 
@@ -57,7 +64,9 @@ export const updateResourceHandler: Handler = (context) => {
   const { resource, project } = pathResource(context);
   assertWritable(project);
   const input = parseResource(context.body);
-  return json(200, resourceJson(updateResource(context.core, resource, input)));
+  updateResource(context.core, resource, input);
+  workedIn(context, project);
+  return json(200, resourceJson(resource));
 };
 
 /** Deletes a resource (204). */
@@ -65,6 +74,7 @@ export const deleteResourceHandler: Handler = (context) => {
   const { resource, project } = pathResource(context);
   assertWritable(project);
   deleteResource(context.core, project, resource);
+  workedIn(context, project);
   return empty(204);
 };
 

@@ -7,7 +7,7 @@ import {
   parseReorder,
   parseTaskChanges,
 } from '../../service/validate.js';
-import { assertWritable, pathProject, pathTask } from '../access.js';
+import { assertWritable, pathProject, pathTask, workedIn } from '../access.js';
 import { header, type Handler } from '../context.js';
 import { idempotentCreate } from '../idempotent.js';
 import { parsePaging } from '../paging.js';
@@ -44,6 +44,7 @@ export const createTaskHandler: Handler = (context) => {
       parseNewTask(context.body, project),
       context.token,
     );
+    workedIn(context, project);
     return json(201, taskJson(task), { Location: `/v1/tasks/${encodeURIComponent(task.id)}` });
   });
 };
@@ -56,7 +57,9 @@ export const updateTaskHandler: Handler = (context) => {
   const { task, project } = pathTask(context);
   assertWritable(project);
   const changes = parseTaskChanges(context.body, project);
-  return json(200, taskJson(updateTask(context.core, task, changes)));
+  updateTask(context.core, task, changes);
+  workedIn(context, project);
+  return json(200, taskJson(task));
 };
 
 /** Deletes a task (204). */
@@ -64,6 +67,7 @@ export const deleteTaskHandler: Handler = (context) => {
   const { task, project } = pathTask(context);
   assertWritable(project);
   deleteTask(context.core, project, task);
+  workedIn(context, project);
   return empty(204);
 };
 
@@ -72,6 +76,7 @@ export const reorderTasksHandler: Handler = (context) => {
   const project = pathProject(context);
   assertWritable(project);
   reorderTasks(context.core, project, parseReorder(context.body, project, context.core.state));
+  workedIn(context, project);
   return empty(204);
 };
 
@@ -80,5 +85,7 @@ export const setAssignees: Handler = (context) => {
   const { task, project } = pathTask(context);
   assertWritable(project);
   const assigneeIds = parseAssignees(context.body, project);
-  return json(200, taskJson(updateTask(context.core, task, { assigneeIds })));
+  updateTask(context.core, task, { assigneeIds });
+  workedIn(context, project);
+  return json(200, taskJson(task));
 };
