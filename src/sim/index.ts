@@ -31,8 +31,9 @@
  *   quota (304 and 4xx included). `Retry-After` is the window in seconds for `rate_limited` and
  *   `ip_rate_limited`, the HTTP date of the next reset (rounded up to the second) for
  *   `quota_exceeded`. Quota days start at `dayEpochMs` (midnight UTC) and last `dayMs`.
- *   `X-Quota-Limit`/`X-Quota-Remaining` (remaining after this request) are on every response to
- *   an authenticated request, 429s included; `limits: false` turns limits and headers off.
+ *   `X-Quota-Limit`/`X-Quota-Remaining` (remaining after this request) are on every counted
+ *   response and on the token's own 429s; `limits: false` turns limits and headers off.
+ * - `GET /v1/health` (`{"status":"ok"}`) and CORS preflights need no token and count nowhere.
  * - Idempotency: keys are scoped to (token, project); a key replays only for the same operation
  *   and byte-identical body (else 409); only 2xx answers are cached, for the simulator's life;
  *   replays carry `Idempotent-Replayed: true` and broadcast nothing.
@@ -54,6 +55,8 @@
  * - Delete operations answer 204; create operations 201 (create task also `Location`).
  * - Events: `task.created|updated` and `*.changed`/`project.updated` carry `data` (the record
  *   after the write); deletions and set-dependencies carry none.
+ * - Scripted writes (`sim.service`) follow the API's validation and derivation rules and are
+ *   broadcast, but are not refused on read-only projects and count against no limit.
  * - Faults that fail a request answer before auth and limits (they cost no quota);
  *   `commitThenDrop` and delays run the request normally. Delays are real time.
  */
