@@ -30,8 +30,8 @@ import { cli } from './in-process-cli.js';
 import { newTask } from './tasks.js';
 
 const logger = pino({ level: 'silent' });
-const REGISTER = fileURLToPath(new URL('./child/register.mjs', import.meta.url));
-const CLI_ENTRY = fileURLToPath(new URL('./child/run-cli.ts', import.meta.url));
+const REGISTER = fileURLToPath(new URL('../fixtures/child/register.mjs', import.meta.url));
+const CLI_ENTRY = fileURLToPath(new URL('../fixtures/child/run-cli.ts', import.meta.url));
 
 /** A synced mirror of the simulator and a pusher that writes through the `Mirror`. */
 async function setup(sim: Simulator) {
