@@ -6,10 +6,11 @@
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, nextReset, planDay, type DailyPlan } from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
-import { OutboxPusher } from '../outbox/index.js';
+import { mirrorApplyResult, OutboxPusher } from '../outbox/index.js';
 import { Coalescer, RealtimeListener, type Change } from '../realtime/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import { MirrorStore } from '../store/mirror-store.js';
 import { ChangeApplier } from './changes.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
@@ -79,6 +80,8 @@ export class Daemon {
       remote: engine.remote,
       clock: this.clock,
       logger: options.logger.child({ subsystem: 'outbox' }),
+      // Through the mirror engine, so that a pass in flight sees the pushed records.
+      applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
       ...optional('idleIntervalMs', options.outboxIdleMs),
     });
     this.applier = new ChangeApplier({

@@ -1,11 +1,34 @@
-/** `projmirror status`: per project: task count, last consistent sync, staleness; quota; outbox counts */
+/** `projmirror status [--json]`: freshness, quota, plan and outbox, from the mirror alone. */
+import { existsSync } from 'node:fs';
+import { UsageError } from '../../domain/index.js';
+import { openDatabase } from '../../store/database.js';
 import type { CliCommand } from '../command.js';
+import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+import { gatherStatus } from '../status/gather.js';
+import { renderStatus } from '../status/render.js';
 
 export const statusCommand: CliCommand = {
   command: 'status',
-  describe: 'per project: task count, last consistent sync, staleness; quota; outbox counts',
-  builder: (yargs) => withStoreOptions(yargs),
-  handler: () => notLanded('status'),
+  describe: 'per project: task count, last consistent sync, staleness; quota; plan; outbox counts',
+  builder: (yargs) =>
+    withStoreOptions(yargs).option('json', {
+      type: 'boolean',
+      default: false,
+      describe: 'print JSON',
+    }),
+  handler: async (args) => {
+    const file = String(args['db']);
+    if (!existsSync(file)) throw new UsageError(`no mirror at ${file}; run projmirror sync first`);
+    const db = openDatabase(file, { readonly: true });
+    try {
+      const report = gatherStatus(db, Date.now());
+      process.stdout.write(
+        args['json'] ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`,
+      );
+      return EXIT_OK;
+    } finally {
+      db.close();
+    }
+  },
 };

@@ -1,0 +1,148 @@
+/**
+ * What `projmirror status` shows, read from the mirror alone: each project's freshness and
+ * backfill, the quota as last learned and when it runs out at today's rate, the daemon's plan,
+ * and the outbox.
+ */
+import type { BudgetSnapshot } from '../../budget/index.js';
+import { nextReset } from '../../budget/index.js';
+import { outboxSummary, type OutboxSummary } from '../../outbox/index.js';
+import type { Db } from '../../store/database.js';
+import { DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
+import { SyncStateRepository } from '../../store/sync-state.js';
+
+/** One project's line. */
+export interface ProjectStatus {
+  id: string;
+  name: string;
+  readOnlyReason: string | null;
+  tasks: number;
+  backfill: string;
+  pagesRead: number;
+  totalCount: number | null;
+  lastPassAt: string | null;
+  /** Seconds since the last consistent pass, or null if none yet. */
+  stalenessSeconds: number | null;
+  lastChangeAt: string | null;
+  lastError: string | null;
+  /** When the daemon plans to poll it next, if a daemon has run. */
+  nextPollAt: string | null;
+}
+
+/** The quota as last learned, and its outlook. */
+export interface QuotaStatus {
+  limit: number | null;
+  remaining: number | null;
+  learnedAt: string | null;
+  resetAt: string;
+  /** Requests per hour spent today, from the quota used since the day began. */
+  ratePerHour: number | null;
+  /** When the quota runs out at that rate; null when it lasts until the reset. */
+  exhaustedAt: string | null;
+  pausedUntil: string | null;
+}
+
+/** The daemon's plan as it last saved it. */
+export interface PlanStatus {
+  computedAt: string;
+  intervalSeconds: number;
+  plannedPollRequests: number;
+  reserve: number;
+  foreignRequests: number;
+  stalenessBoundSeconds: number;
+}
+
+export interface StatusReport {
+  now: string;
+  projects: ProjectStatus[];
+  quota: QuotaStatus;
+  plan: PlanStatus | null;
+  outbox: OutboxSummary;
+}
+
+interface SavedPlan {
+  computedAt: number;
+  intervalMs: number;
+  plannedPollRequests: number;
+  reserve: number;
+  foreignRequests: number;
+  stalenessBoundMs: number;
+  next?: Record<string, number>;
+}
+
+const iso = (ms: number | undefined | null) => (ms == null ? null : new Date(ms).toISOString());
+
+/** Reads the status of the mirror in `db` at `now`. */
+export function gatherStatus(db: Db, now: number): StatusReport {
+  const state = new DaemonStateRepository(db);
+  const plan = state.get<SavedPlan>(STATE_KEYS.plan);
+  const sync = new Map(new SyncStateRepository(db).list().map((s) => [s.projectId, s]));
+  const rows = db
+    .prepare(
+      `SELECT p.id, p.name, p.read_only_reason AS readOnlyReason,
+         (SELECT count(*) FROM tasks t WHERE t.project_id = p.id) AS tasks
+       FROM projects p ORDER BY p.id`,
+    )
+    .all() as { id: string; name: string; readOnlyReason: string | null; tasks: number }[];
+  const projects = rows.map((row): ProjectStatus => {
+    const s = sync.get(row.id);
+    const lastPass = s?.lastPassAt ? Date.parse(s.lastPassAt) : undefined;
+    return {
+      ...row,
+      backfill: s?.backfill ?? 'pending',
+      pagesRead: s?.pagesRead ?? 0,
+      totalCount: s?.totalCount ?? null,
+      lastPassAt: s?.lastPassAt ?? null,
+      stalenessSeconds: lastPass === undefined ? null : Math.round((now - lastPass) / 1000),
+      lastChangeAt: s?.lastChangeAt ?? null,
+      lastError: s?.lastError ?? null,
+      nextPollAt: iso(plan?.next?.[row.id]),
+    };
+  });
+  return {
+    now: new Date(now).toISOString(),
+    projects,
+    quota: quotaStatus(state.get<BudgetSnapshot>(STATE_KEYS.budget), now),
+    plan: plan
+      ? {
+          computedAt: new Date(plan.computedAt).toISOString(),
+          intervalSeconds: Math.round(plan.intervalMs / 1000),
+          plannedPollRequests: plan.plannedPollRequests,
+          reserve: plan.reserve,
+          foreignRequests: plan.foreignRequests,
+          stalenessBoundSeconds: Math.round(plan.stalenessBoundMs / 1000),
+        }
+      : null,
+    outbox: outboxSummary(db, now),
+  };
+}
+
+/** The quota outlook: today's average rate, and whether the rest lasts until the reset. */
+export function quotaStatus(budget: BudgetSnapshot | undefined, now: number): QuotaStatus {
+  const resetAt =
+    budget?.quotaResetAt && budget.quotaResetAt > now ? budget.quotaResetAt : nextReset(now);
+  const limit = budget?.quotaLimit ?? null;
+  const learnedAt = budget?.observedAt;
+  // A figure learned before the last reset says nothing about today.
+  const current = learnedAt !== undefined && nextReset(learnedAt) >= resetAt;
+  const remaining = current ? (budget?.quotaRemaining ?? null) : limit;
+  let ratePerHour: number | null = null;
+  let exhaustedAt: number | null = null;
+  if (limit !== null && remaining !== null && current && learnedAt !== undefined) {
+    const dayStart = resetAt - 86_400_000;
+    const hours = Math.max(1 / 60, (learnedAt - dayStart) / 3_600_000);
+    ratePerHour = Math.round(((limit - remaining) / hours) * 10) / 10;
+    if (ratePerHour > 0) {
+      const runsOut = learnedAt + (remaining / ratePerHour) * 3_600_000;
+      exhaustedAt = runsOut < resetAt ? runsOut : null;
+    }
+  }
+  return {
+    limit,
+    remaining,
+    learnedAt: iso(learnedAt),
+    resetAt: new Date(resetAt).toISOString(),
+    ratePerHour,
+    exhaustedAt: iso(exhaustedAt),
+    pausedUntil: budget?.pausedUntil && budget.pausedUntil > now ? iso(budget.pausedUntil) : null,
+  };
+}

@@ -1,0 +1,88 @@
+/** `projmirror status` as text for people. */
+import type { StatusReport } from './gather.js';
+
+/** "3h 2m", "45s": a duration for people. */
+export function humanDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+/** Pads each column to its widest cell. */
+export function table(rows: string[][]): string {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** The whole status as lines of text. */
+export function renderStatus(report: StatusReport): string {
+  const lines: string[] = [];
+  const header = [
+    'project',
+    'name',
+    'tasks',
+    'backfill',
+    'last pass',
+    'staleness',
+    'next poll',
+    'problem',
+  ];
+  const rows = report.projects.map((p) => [
+    p.id,
+    p.readOnlyReason ? `${p.name} (read-only: ${p.readOnlyReason})` : p.name,
+    String(p.tasks),
+    p.backfill === 'in_progress'
+      ? `in progress ${p.pagesRead} pages of ${p.totalCount ?? '?'} tasks`
+      : p.backfill,
+    p.lastPassAt ?? 'never',
+    p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
+    p.nextPollAt ?? '-',
+    p.lastError ?? '',
+  ]);
+  lines.push(report.projects.length === 0 ? 'no project mirrored yet' : table([header, ...rows]));
+  const q = report.quota;
+  lines.push('');
+  if (q.limit === null) {
+    lines.push(`quota: not learned yet (resets ${q.resetAt})`);
+  } else {
+    const outlook = q.exhaustedAt
+      ? `runs out at ${q.exhaustedAt} at this rate`
+      : 'lasts until the reset at this rate';
+    const rate = q.ratePerHour === null ? '' : `, ${q.ratePerHour} requests/hour today, ${outlook}`;
+    lines.push(
+      `quota: ${q.remaining ?? '?'} of ${q.limit} left (as of ${q.learnedAt ?? '?'})${rate}; resets ${q.resetAt}`,
+    );
+  }
+  if (q.pausedUntil) lines.push(`paused by the service until ${q.pausedUntil}`);
+  const plan = report.plan;
+  if (plan) {
+    lines.push(
+      `plan (${plan.computedAt}): poll every ${humanDuration(plan.intervalSeconds)}, ` +
+        `${plan.plannedPollRequests} poll requests planned to the reset, ${plan.reserve} reserved for pushes and refreshes, ` +
+        `${plan.foreignRequests} expected from other clients; staleness bound ${humanDuration(plan.stalenessBoundSeconds)}`,
+    );
+  } else {
+    lines.push('plan: none yet (the daemon has not run)');
+  }
+  const o = report.outbox;
+  const counts = Object.entries(o.counts)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
+  const oldest =
+    o.oldestPendingAgeMs === null
+      ? ''
+      : `; oldest pending ${humanDuration(o.oldestPendingAgeMs / 1000)} old`;
+  lines.push(`outbox: ${counts}${oldest}`);
+  return lines.join('\n');
+}

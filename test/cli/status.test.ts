@@ -1,0 +1,120 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { quotaStatus, type StatusReport } from '../../src/cli/status/gather.js';
+import { runCli } from '../fixtures/cli.js';
+import { tempDir } from '../fixtures/db.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+
+const TOKEN = 'glt_test_cli_status';
+const HOUR = 3_600_000;
+
+describe('projmirror status', () => {
+  it('shows each project, the learned quota and the outbox, as text and JSON', async () => {
+    const sim = await startTestSimulator({
+      projects: 2,
+      tasks: [12, 3],
+      readOnlyProjects: 1,
+      tokens: [TOKEN],
+    });
+    const dir = tempDir();
+    const db = join(dir, 'm.sqlite');
+    writeFileSync(join(dir, 'token'), TOKEN);
+    const sync = await runCli([
+      'sync',
+      '--base-url',
+      sim.baseUrl,
+      '--token-file',
+      join(dir, 'token'),
+      '--db',
+      db,
+    ]);
+    expect(sync.code).toBe(0);
+    const enqueued = await runCli([
+      'enqueue',
+      'task.delete',
+      '--project',
+      'p_1',
+      '--target',
+      't_1',
+      '--body',
+      '{}',
+      '--db',
+      db,
+    ]);
+    expect(enqueued.code).toBe(0);
+
+    const json = await runCli(['status', '--json', '--db', db]);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as StatusReport;
+    expect(report.projects.map((p) => [p.id, p.tasks, p.backfill])).toEqual([
+      ['p_1', 12, 'done'],
+      ['p_2', 3, 'done'],
+    ]);
+    expect(report.projects[1]?.readOnlyReason).toBe('archived');
+    expect(report.projects[0]?.stalenessSeconds).toBeGreaterThanOrEqual(0);
+    expect(report.quota.limit).toBe(5000);
+    expect(report.quota.remaining).toBe(5000 - sim.requestLog.count());
+    expect(report.outbox.counts.pending).toBe(1);
+
+    const text = await runCli(['status', '--db', db]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/p_2 .*read-only: archived/);
+    expect(text.stdout).toMatch(/quota: \d+ of 5000 left/);
+    expect(text.stdout).toContain('outbox: 1 pending');
+  });
+
+  it('exits 2 naming a missing mirror', async () => {
+    const run = await runCli(['status', '--db', join(tempDir(), 'none.sqlite')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/no mirror at .*none\.sqlite/);
+  });
+});
+
+describe('quota outlook', () => {
+  const midnight = Date.UTC(2026, 10, 21);
+
+  it("says when the quota runs out at today's rate", () => {
+    // 3,000 used in 6 hours: 500 an hour, 2,000 left: out 4 hours later.
+    const status = quotaStatus(
+      {
+        quotaLimit: 5000,
+        quotaRemaining: 2000,
+        observedAt: midnight + 6 * HOUR,
+        sentInWindow: 0,
+        sentTotal: 0,
+        takenAt: 0,
+      },
+      midnight + 6 * HOUR,
+    );
+    expect(status.ratePerHour).toBe(500);
+    expect(status.exhaustedAt).toBe(new Date(midnight + 10 * HOUR).toISOString());
+  });
+
+  it('lasts until the reset at a low rate, and forgets figures from an earlier day', () => {
+    const low = quotaStatus(
+      {
+        quotaLimit: 5000,
+        quotaRemaining: 4900,
+        observedAt: midnight + 10 * HOUR,
+        sentInWindow: 0,
+        sentTotal: 0,
+        takenAt: 0,
+      },
+      midnight + 10 * HOUR,
+    );
+    expect(low.exhaustedAt).toBeNull();
+    const stale = quotaStatus(
+      {
+        quotaLimit: 5000,
+        quotaRemaining: 10,
+        observedAt: midnight - HOUR,
+        sentInWindow: 0,
+        sentTotal: 0,
+        takenAt: 0,
+      },
+      midnight + HOUR,
+    );
+    expect(stale.remaining).toBe(5000);
+  });
+});
