@@ -12,6 +12,7 @@ const layers = [
   'outbox',
   'realtime',
   'sim',
+  'report',
   'daemon',
   'cli',
 ];
@@ -26,8 +27,20 @@ const allowed = {
   sim: ['domain'],
   mirror: ['domain', 'store', 'budget'],
   outbox: ['domain', 'store', 'budget'],
+  report: ['domain', 'store'],
   daemon: ['domain', 'store', 'remote', 'budget', 'mirror', 'outbox', 'realtime'],
-  cli: ['domain', 'store', 'remote', 'budget', 'mirror', 'outbox', 'realtime', 'sim', 'daemon'],
+  cli: [
+    'domain',
+    'store',
+    'remote',
+    'budget',
+    'mirror',
+    'outbox',
+    'realtime',
+    'sim',
+    'report',
+    'daemon',
+  ],
 };
 
 const zones = Object.entries(allowed).flatMap(([layer, may]) =>

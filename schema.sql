@@ -143,3 +143,225 @@ CREATE TABLE daemon_state (
   value      TEXT NOT NULL,
   updated_at TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- Reporting views and their indexes, for BI tools and hand-written SQL (docs/schema.md).
+-- Days are UTC calendar days; "today" is date('now'). A task is done when its status is 'Done';
+-- it is overdue when it is not done and its end_date (YYYY-MM-DD) is before today. The views use
+-- window functions: readers need SQLite 3.25 or later.
+
+-- Serves v_overdue_tasks, and any query of open tasks by end date written with
+-- `status IS NOT 'Done'`.
+CREATE INDEX tasks_open_by_end_date ON tasks (end_date) WHERE status IS NOT 'Done';
+-- Serves v_task_status_daily: the creations, deletions and status changes of each task in order.
+CREATE INDEX task_history_by_field ON task_history (field, task_id);
+
+-- One row per task: its project's name, its assignees' names, and whether it is done or overdue.
+CREATE VIEW v_tasks AS
+SELECT
+  t.id                                               AS task_id,
+  t.project_id                                       AS project_id,
+  p.name                                             AS project_name,
+  t.name                                             AS task_name,
+  t.start_date                                       AS start_date,
+  t.end_date                                         AS end_date,
+  t.status                                           AS status,
+  t.progress                                         AS progress,
+  (SELECT group_concat(member_id, ', ') FROM (
+     SELECT a.member_id FROM task_assignees a WHERE a.task_id = t.id ORDER BY a.member_id
+   ))                                                AS assignee_ids,
+  (SELECT group_concat(name, ', ') FROM (
+     SELECT coalesce(m.name, a.member_id) AS name
+     FROM task_assignees a
+     LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
+     WHERE a.task_id = t.id ORDER BY 1
+   ))                                                AS assignee_names,
+  (t.status IS 'Done')                               AS is_done,
+  ifnull(t.status IS NOT 'Done' AND t.end_date < date('now'), 0) AS is_overdue,
+  CAST(julianday(t.end_date) - julianday(t.start_date) + 1 AS INTEGER) AS duration_days,
+  t.updated_at                                       AS updated_at,
+  t.synced_at                                        AS synced_at
+FROM tasks t
+JOIN projects p ON p.id = t.project_id;
+
+-- One row per project: tasks by status, percent done, average progress and overdue count.
+CREATE VIEW v_project_progress AS
+SELECT
+  p.id                                               AS project_id,
+  p.name                                             AS project_name,
+  p.active                                           AS active,
+  p.read_only_reason                                 AS read_only_reason,
+  coalesce(c.tasks, 0)                               AS tasks,
+  coalesce(c.not_started, 0)                         AS not_started,
+  coalesce(c.in_progress, 0)                         AS in_progress,
+  coalesce(c.done, 0)                                AS done,
+  coalesce(c.other_status, 0)                        AS other_status,
+  round(100.0 * c.done / c.tasks, 1)                 AS percent_done,
+  round(c.avg_progress, 1)                           AS avg_progress,
+  coalesce(c.overdue, 0)                             AS overdue,
+  s.last_pass_at                                     AS last_sync_at
+FROM projects p
+LEFT JOIN (
+  SELECT
+    project_id,
+    count(*)                                         AS tasks,
+    sum(status IS 'NotStarted')                      AS not_started,
+    sum(status IS 'InProgress')                      AS in_progress,
+    sum(status IS 'Done')                            AS done,
+    sum(status IS NULL OR status NOT IN ('NotStarted', 'InProgress', 'Done')) AS other_status,
+    avg(progress)                                    AS avg_progress,
+    sum(status IS NOT 'Done' AND end_date < date('now')) AS overdue
+  FROM tasks GROUP BY project_id
+) c ON c.project_id = p.id
+LEFT JOIN sync_state s ON s.project_id = p.id;
+
+-- One row per overdue task: not done, end date before today; how many days late, and who has it.
+CREATE VIEW v_overdue_tasks AS
+SELECT
+  t.id                                               AS task_id,
+  t.project_id                                       AS project_id,
+  p.name                                             AS project_name,
+  t.name                                             AS task_name,
+  t.end_date                                         AS end_date,
+  CAST(julianday(date('now')) - julianday(t.end_date) AS INTEGER) AS days_overdue,
+  t.status                                           AS status,
+  t.progress                                         AS progress,
+  (SELECT group_concat(name, ', ') FROM (
+     SELECT coalesce(m.name, a.member_id) AS name
+     FROM task_assignees a
+     LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
+     WHERE a.task_id = t.id ORDER BY 1
+   ))                                                AS assignee_names
+FROM tasks t
+JOIN projects p ON p.id = t.project_id
+WHERE t.status IS NOT 'Done' AND t.end_date < date('now');
+
+-- One row per project, UTC day and status: how many tasks had that status at the end of that
+-- day, from the project's first day in the mirror to today (the basis of burndown charts).
+-- Replayed from task_history: tasks without a 'created' row belong to the baseline (the first
+-- sync) and count from the first day; 'created' adds a task, 'status' moves it, 'deleted'
+-- removes it. The status a task had at the baseline or at its creation is the old value of its
+-- next status change, else the status it has now; a task deleted without any status change
+-- while mirrored counts under a NULL status until its deletion.
+CREATE VIEW v_task_status_daily AS
+WITH RECURSIVE
+events AS (
+  SELECT
+    coalesce(t.project_id, h.project_id) AS project_id,
+    date(h.observed_at) AS day, h.field, h.old_value, h.new_value, t.status AS current_status,
+    lag(h.field) OVER (PARTITION BY h.task_id ORDER BY h.id) AS prev_field,
+    lag(h.new_value) OVER (PARTITION BY h.task_id ORDER BY h.id) AS prev_new,
+    lead(h.field) OVER (PARTITION BY h.task_id ORDER BY h.id) AS next_field,
+    lead(h.old_value) OVER (PARTITION BY h.task_id ORDER BY h.id) AS next_old
+  FROM task_history h
+  LEFT JOIN tasks t ON t.id = h.task_id
+  WHERE h.field IN ('created', 'deleted', 'status')
+),
+-- Each event with the task's state before and after it: whether it exists, and its status.
+steps AS (
+  SELECT
+    project_id, day, prev_field IS NULL AS is_first,
+    CASE WHEN prev_field IS NULL THEN field <> 'created' ELSE prev_field <> 'deleted' END
+      AS exists_before,
+    CASE
+      WHEN prev_field = 'status' THEN prev_new
+      WHEN prev_field = 'deleted' THEN NULL
+      WHEN field = 'status' THEN old_value
+    END AS status_before,
+    field <> 'deleted' AS exists_after,
+    CASE
+      WHEN field = 'status' THEN new_value
+      WHEN field = 'deleted' THEN NULL
+      WHEN next_field = 'status' THEN next_old
+      WHEN next_field IS NULL THEN current_status
+    END AS status_after
+  FROM events
+),
+-- +1 and -1 per status and day; baseline tasks carry a NULL day: the project's first day.
+deltas AS (
+  SELECT project_id, day, status_before AS status, -1 AS delta FROM steps WHERE exists_before
+  UNION ALL
+  SELECT project_id, day, status_after, 1 FROM steps WHERE exists_after
+  UNION ALL
+  SELECT project_id, NULL, status_before, 1 FROM steps WHERE is_first AND exists_before
+  UNION ALL
+  SELECT project_id, NULL, status, 1 FROM tasks t
+  WHERE NOT EXISTS (
+    SELECT 1 FROM task_history h
+    WHERE h.field IN ('created', 'deleted', 'status') AND h.task_id = t.id
+  )
+),
+-- The first day: the earliest time the mirror holds for the project.
+first_days AS (
+  SELECT x.project_id, min(x.day) AS first_day
+  FROM (
+    SELECT id AS project_id, date(synced_at) AS day FROM projects
+    UNION ALL
+    SELECT p.id, date((SELECT min(h.observed_at) FROM task_history h WHERE h.project_id = p.id))
+    FROM projects p
+    UNION ALL
+    SELECT project_id, date(min(synced_at)) FROM tasks GROUP BY project_id
+    UNION ALL
+    SELECT project_id, min(day) FROM deltas GROUP BY project_id
+  ) x
+  JOIN projects p ON p.id = x.project_id
+  GROUP BY x.project_id
+),
+days (project_id, day) AS (
+  SELECT project_id, first_day FROM first_days
+  UNION ALL
+  SELECT project_id, date(day, '+1 day') FROM days WHERE day < date('now')
+),
+changes AS (
+  SELECT d.project_id, coalesce(d.day, f.first_day) AS day, d.status, sum(d.delta) AS delta
+  FROM deltas d JOIN first_days f ON f.project_id = d.project_id
+  GROUP BY 1, 2, 3
+),
+statuses AS (SELECT DISTINCT project_id, status FROM changes)
+SELECT
+  days.project_id                                    AS project_id,
+  p.name                                             AS project_name,
+  days.day                                           AS day,
+  statuses.status                                    AS status,
+  sum(coalesce(c.delta, 0)) OVER (
+    PARTITION BY days.project_id, statuses.status ORDER BY days.day
+    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+  )                                                  AS tasks
+FROM days
+JOIN projects p ON p.id = days.project_id
+JOIN statuses ON statuses.project_id = days.project_id
+LEFT JOIN changes c
+  ON c.project_id = days.project_id AND c.day = days.day AND c.status IS statuses.status;
+
+-- One row per project member (and per assignee missing from the roster): open tasks, overdue
+-- tasks and open task-days (the inclusive length of each open task, counted for every assignee).
+CREATE VIEW v_member_workload AS
+WITH people AS (
+  SELECT project_id, id AS member_id FROM members
+  UNION
+  SELECT t.project_id, a.member_id FROM task_assignees a JOIN tasks t ON t.id = a.task_id
+),
+load AS (
+  SELECT
+    t.project_id, a.member_id,
+    sum(t.status IS NOT 'Done')                      AS open_tasks,
+    sum(t.status IS NOT 'Done' AND t.end_date < date('now')) AS overdue_tasks,
+    sum(t.status IS 'Done')                          AS done_tasks,
+    sum(CASE WHEN t.status IS NOT 'Done'
+        THEN max(julianday(t.end_date) - julianday(t.start_date) + 1, 0) END) AS open_task_days
+  FROM task_assignees a JOIN tasks t ON t.id = a.task_id
+  GROUP BY t.project_id, a.member_id
+)
+SELECT
+  people.project_id                                  AS project_id,
+  p.name                                             AS project_name,
+  people.member_id                                   AS member_id,
+  m.name                                             AS member_name,
+  m.kind                                             AS member_kind,
+  coalesce(load.open_tasks, 0)                       AS open_tasks,
+  coalesce(load.overdue_tasks, 0)                    AS overdue_tasks,
+  coalesce(load.done_tasks, 0)                       AS done_tasks,
+  CAST(coalesce(load.open_task_days, 0) AS INTEGER)  AS open_task_days
+FROM people
+JOIN projects p ON p.id = people.project_id
+LEFT JOIN members m ON m.project_id = people.project_id AND m.id = people.member_id
+LEFT JOIN load ON load.project_id = people.project_id AND load.member_id = people.member_id;

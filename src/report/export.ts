@@ -1,0 +1,90 @@
+/**
+ * The `export`: every reporting view written to its own file (`<view>.csv` or `<view>.json`) in
+ * one read transaction, so the files agree with each other even while the daemon writes. Rows
+ * stream to disk; each file appears whole (written beside, then renamed over the old one).
+ */
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProjmirrorError, UsageError } from '../domain/index.js';
+import type { Db } from '../store/database.js';
+import { csvLines, jsonLines } from './format.js';
+import { iterateView, REPORT_VIEW_NAMES, type ReportViewName, type ViewFilter } from './views.js';
+
+/** The file formats of `export`. */
+export const EXPORT_FORMATS = ['csv', 'json'] as const;
+
+/** One of `EXPORT_FORMATS`. */
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Pieces of text gathered before one write, in characters. */
+export const WRITE_CHUNK_CHARS = 64 * 1024;
+
+export interface ExportOptions extends ViewFilter {
+  format: ExportFormat;
+  /** The directory to write into, created when missing. */
+  dir: string;
+}
+
+/** A file `export` wrote. */
+export interface ExportedFile {
+  view: ReportViewName;
+  path: string;
+  rows: number;
+}
+
+/** Writes each reporting view as a file in `options.dir`; returns what it wrote. */
+export function exportViews(db: Db, options: ExportOptions): ExportedFile[] {
+  try {
+    mkdirSync(options.dir, { recursive: true });
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`--out ${options.dir}: cannot create the directory (${reason})`, {
+      cause: error,
+    });
+  }
+  return db.transaction(() => REPORT_VIEW_NAMES.map((view) => exportView(db, view, options)))();
+}
+
+function exportView(db: Db, view: ReportViewName, options: ExportOptions): ExportedFile {
+  const path = join(options.dir, `${view}.${options.format}`);
+  const { columns, rows } = iterateView(db, view, options);
+  let count = 0;
+  const counted = (function* () {
+    for (const row of rows) {
+      count += 1;
+      yield row;
+    }
+  })();
+  const pieces = options.format === 'csv' ? csvLines(columns, counted) : jsonLines(counted);
+  writeWhole(path, pieces);
+  return { view, path, rows: count };
+}
+
+/** Writes `pieces` to `path` through a temporary file renamed over it at the end. */
+function writeWhole(path: string, pieces: Iterable<string>): void {
+  const partial = `${path}.partial`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(partial, 'w');
+    let buffer = '';
+    for (const piece of pieces) {
+      buffer += piece;
+      if (buffer.length >= WRITE_CHUNK_CHARS) {
+        writeSync(fd, buffer);
+        buffer = '';
+      }
+    }
+    writeSync(fd, buffer);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(partial, path);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(partial, { force: true });
+    if ((error as NodeJS.ErrnoException).syscall === undefined) throw error;
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ProjmirrorError('export_failed', `cannot write ${path} (${reason})`, {
+      cause: error,
+    });
+  }
+}

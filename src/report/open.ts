@@ -1,0 +1,43 @@
+/**
+ * Opens the mirror for reading only, as a BI tool would: no schema applied, no write, so a
+ * report runs beside the daemon (WAL: it reads the last committed state and never blocks it).
+ */
+import { existsSync } from 'node:fs';
+import { UsageError } from '../domain/index.js';
+import { openDatabase, type Db } from '../store/database.js';
+import { REPORT_VIEW_NAMES } from './views.js';
+
+/** Opens `file` read-only; a missing file or one without the reporting views is a usage error. */
+export function openMirrorForReading(file: string): Db {
+  if (!existsSync(file)) {
+    throw new UsageError(`--db ${file} does not exist; run projmirror sync first`);
+  }
+  const db = openDatabase(file, { readonly: true });
+  try {
+    const present = new Set(
+      db.prepare<[], string>(`SELECT name FROM sqlite_master WHERE type = 'view'`).pluck().all(),
+    );
+    const missing = REPORT_VIEW_NAMES.filter((view) => !present.has(view));
+    if (missing.length > 0) {
+      throw new UsageError(
+        `--db ${file} is not a projmirror mirror with reporting views (missing ${missing.join(', ')})`,
+      );
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `--db ${file} is not a readable SQLite mirror: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Checks that the mirror holds project `projectId`; a usage error naming it otherwise. */
+export function checkProject(db: Db, projectId: string | undefined): void {
+  if (projectId === undefined) return;
+  const found = db.prepare('SELECT 1 FROM projects WHERE id = ?').pluck().get(projectId);
+  if (found === undefined) {
+    throw new UsageError(`--project ${projectId} is not in the mirror`);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The reporting views of `schema.sql` (its last section) as the report and export read them:
+ * their names, a stable row order, and a reader that filters by project.
+ */
+import type { Db } from '../store/database.js';
+
+/** A value as SQLite hands it back (better-sqlite3 without safe integers or blobs). */
+export type SqlValue = string | number | null;
+
+/** One row of a view: column name to value, in the view's column order. */
+export type Row = Record<string, SqlValue>;
+
+/** A view's rows with its column names (known even when there are no rows). */
+export interface ViewRows {
+  columns: string[];
+  rows: Row[];
+}
+
+/** The reporting views, in the order `export` writes them, each with its row order. */
+export const REPORT_VIEWS = {
+  v_project_progress: 'project_id',
+  v_tasks: 'project_id, task_id',
+  v_overdue_tasks: 'project_id, end_date, task_id',
+  v_member_workload: 'project_id, member_id',
+  v_task_status_daily: 'project_id, day, status',
+} as const;
+
+/** The name of a reporting view. */
+export type ReportViewName = keyof typeof REPORT_VIEWS;
+
+/** Every reporting view's name. */
+export const REPORT_VIEW_NAMES = Object.keys(REPORT_VIEWS) as ReportViewName[];
+
+/** Which rows to read: every project's, or one project's. */
+export interface ViewFilter {
+  projectId?: string | undefined;
+}
+
+/** Reads a whole view in its stable order (or `orderBy`), optionally for one project. */
+export function readView(
+  db: Db,
+  view: ReportViewName,
+  filter: ViewFilter = {},
+  orderBy: string = REPORT_VIEWS[view],
+): ViewRows {
+  const { columns, statement, params } = prepareView(db, view, filter, orderBy);
+  return { columns, rows: statement.all(params) };
+}
+
+/** Iterates a view's rows in its stable order without holding them all, for large exports. */
+export function iterateView(
+  db: Db,
+  view: ReportViewName,
+  filter: ViewFilter = {},
+): { columns: string[]; rows: IterableIterator<Row> } {
+  const { columns, statement, params } = prepareView(db, view, filter, REPORT_VIEWS[view]);
+  return { columns, rows: statement.iterate(params) };
+}
+
+function prepareView(db: Db, view: ReportViewName, filter: ViewFilter, orderBy: string) {
+  const byProject = filter.projectId !== undefined;
+  const statement = db.prepare<{ projectId?: string }, Row>(
+    `SELECT * FROM ${view} ${byProject ? 'WHERE project_id = @projectId' : ''} ORDER BY ${orderBy}`,
+  );
+  return {
+    columns: statement.columns().map((column) => column.name),
+    statement,
+    params: byProject ? { projectId: filter.projectId } : {},
+  };
+}
+
+/** Today as the views see it: SQLite's `date('now')`, a UTC calendar day. */
+export function reportDay(db: Db): string {
+  return db.prepare<[], string>(`SELECT date('now')`).pluck().get() as string;
+}

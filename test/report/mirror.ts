@@ -1,0 +1,127 @@
+/**
+ * A mirror for the reporting tests, built the way the daemon builds one: a simulator loaded with
+ * a fixture whose dates are relative to the real today (the views compare with `date('now')`),
+ * synced by the wired engine on a fake clock over four days: a baseline three days ago, then a
+ * day of changes each day up to today.
+ */
+import pino from 'pino';
+import { wireEngine } from '../../src/daemon/wiring.js';
+import type { SimFixture } from '../../src/sim/index.js';
+import type { Db } from '../../src/store/database.js';
+import { FakeClock } from '../fixtures/clock.js';
+import { tempDatabase } from '../fixtures/db.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+
+const MS_PER_DAY = 86_400_000;
+const TOKEN = 'glt_test_report_0123456789abcdef';
+
+/** Today's UTC midnight, in ms. */
+export function todayMs(): number {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+}
+
+/** The UTC calendar date `offset` days from today, as YYYY-MM-DD. */
+export function day(offset: number): string {
+  return new Date(todayMs() + offset * MS_PER_DAY).toISOString().slice(0, 10);
+}
+
+/** Two projects: Alpha with five tasks and two people, Bravo with three tasks and one person. */
+export function reportFixture(): SimFixture {
+  return {
+    projects: [
+      {
+        id: 'p_alpha',
+        name: 'Alpha Tower',
+        members: [
+          { id: 'm_ann', name: 'Ann Lee', kind: 'person' },
+          { id: 'm_bob', name: 'Bob Stone', kind: 'person' },
+        ],
+        tasks: [
+          task('t_a1', 'Dig foundations', -20, -10, 'Done', 100, ['m_ann']),
+          task('t_a2', 'Pour concrete', -8, -3, 'InProgress', 50, ['m_ann', 'm_bob']),
+          task('t_a3', 'Frame walls, floor 1', -2, 5, 'NotStarted', 0, ['m_bob']),
+          task('t_a4', 'Inspect "rebar"', -5, -1, 'NotStarted', 0, []),
+          task('t_a5', 'Order windows\nand doors', -6, -2, 'NotStarted', 0, ['m_ann']),
+        ],
+      },
+      {
+        id: 'p_bravo',
+        name: 'Bravo Bridge',
+        members: [{ id: 'm_cy', name: 'Cy Park', kind: 'person' }],
+        tasks: [
+          task('t_b1', 'Survey', -30, -25, 'Done', 100, ['m_cy']),
+          task('t_b2', 'Permits', -10, -1, 'NotStarted', 0, ['m_cy']),
+          task('t_b3', 'Pour deck', -1, 0, 'NotStarted', 0, ['m_cy']),
+        ],
+      },
+    ],
+  };
+}
+
+function task(
+  id: string,
+  name: string,
+  start: number,
+  end: number,
+  status: string,
+  progress: number,
+  assigneeIds: string[],
+) {
+  return { id, name, startDate: day(start), endDate: day(end), status, progress, assigneeIds };
+}
+
+/** The synced mirror, its file, and the id the service gave the task created on day -2. */
+export interface ReportMirror {
+  db: Db;
+  file: string;
+  paintTaskId: string;
+}
+
+/**
+ * Syncs the fixture at noon three days ago (the baseline), then each day: day -2 starts
+ * "Frame walls" and creates "Paint"; day -1 finishes "Pour concrete", deletes "Inspect" and
+ * starts "Permits"; today (at midnight) finishes "Paint".
+ */
+export async function buildReportMirror(): Promise<ReportMirror> {
+  const sim = await startTestSimulator({
+    fixture: reportFixture(),
+    tokens: [TOKEN],
+    limits: false,
+  });
+  const { db, file } = tempDatabase();
+  const clock = new FakeClock(todayMs() - 3 * MS_PER_DAY + MS_PER_DAY / 2);
+  const engine = wireEngine(
+    { baseUrl: new URL(sim.baseUrl), token: TOKEN },
+    { db, logger: pino({ level: 'silent' }), clock },
+  );
+  const sync = async () => {
+    const report = await engine.mirror.syncAll();
+    if (!report.ok) throw new Error(`sync failed: ${JSON.stringify(report)}`);
+  };
+  try {
+    await sync();
+    await clock.advance(MS_PER_DAY);
+    sim.service.updateTask('t_a3', { status: 'InProgress', progress: 40 });
+    const paint = sim.service.createTask('p_alpha', {
+      name: 'Paint',
+      startDate: day(-2),
+      endDate: day(1),
+      status: 'NotStarted',
+      progress: 0,
+      assigneeIds: ['m_bob'],
+    });
+    await sync();
+    await clock.advance(MS_PER_DAY);
+    sim.service.updateTask('t_a2', { status: 'Done', progress: 100 });
+    sim.service.deleteTask('t_a4');
+    sim.service.updateTask('t_b2', { status: 'InProgress', progress: 20 });
+    await sync();
+    await clock.advance(MS_PER_DAY / 2);
+    sim.service.updateTask(paint.id, { status: 'Done', progress: 100 });
+    await sync();
+    return { db, file, paintTaskId: paint.id };
+  } finally {
+    await engine.close();
+  }
+}
