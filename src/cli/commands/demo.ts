@@ -1,12 +1,173 @@
-/** `projmirror demo`: start the simulator with sample data, sync it into ./demo.sqlite, push edits, show queries */
+/**
+ * `projmirror demo`: the main job end to end against the embedded simulator: sync three sample
+ * projects (one of several thousand tasks, one read-only) into ./demo.sqlite with the progress
+ * bar, queue a few edits, push them, and show a summary and example queries.
+ */
+import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '../../daemon/logger.js';
+import { wireEngine } from '../../daemon/wiring.js';
+import { enqueue, mirrorApplyResult, OutboxPusher } from '../../outbox/index.js';
+import { startSimulator } from '../../sim/index.js';
+import { openDatabase } from '../../store/database.js';
+import { MirrorStore } from '../../store/mirror-store.js';
 import type { CliCommand } from '../command.js';
-import { withStoreOptions } from '../options.js';
-import { notLanded } from './not-landed.js';
+import { EXIT_FAILED, EXIT_OK } from '../exit.js';
+import { createProgressView } from '../progress.js';
+import { EXAMPLE_QUERIES, runExample } from '../demo/queries.js';
+import { table } from '../status/render.js';
+
+/** The sample data: tasks per project; the last project is read-only. */
+export const DEMO_TASKS = [4_200, 120, 40];
+export const DEFAULT_DEMO_DB = './demo.sqlite';
 
 export const demoCommand: CliCommand = {
   command: 'demo',
   describe:
     'start the simulator with sample data, sync it into ./demo.sqlite, push edits, show queries',
-  builder: (yargs) => withStoreOptions(yargs),
-  handler: () => notLanded('demo'),
+  builder: (yargs) =>
+    yargs
+      .option('db', {
+        type: 'string',
+        default: DEFAULT_DEMO_DB,
+        describe: 'the mirror to (re)create',
+      })
+      .option('log-level', { type: 'string', default: 'error', describe: 'pino log level' }),
+  handler: async (args) => {
+    const file = String(args['db']);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    const token = `glt_demo_${randomBytes(12).toString('hex')}`;
+    const sim = await startSimulator({
+      host: '127.0.0.1',
+      port: 0,
+      projects: DEMO_TASKS.length,
+      tasks: DEMO_TASKS,
+      readOnlyProjects: 1,
+      tokens: [token],
+    });
+    const logger = createLogger({ level: String(args['logLevel']), secret: token });
+    const db = openDatabase(file);
+    const engine = wireEngine(
+      { baseUrl: new URL(sim.baseUrl), token },
+      {
+        db,
+        logger,
+        onProgress: (progress) => view.update(progress),
+      },
+    );
+    const view = createProgressView(
+      process.stderr,
+      logger,
+      () => engine.governor.snapshot().quotaRemaining,
+    );
+    const out = (text = '') => process.stdout.write(`${text}\n`);
+    try {
+      out(`projmirror demo: simulator at ${sim.baseUrl}, mirror at ${file}\n`);
+      const started = Date.now();
+      const report = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
+      view.stop();
+      out(
+        `1. Synced ${report.projects.length} projects in ${Date.now() - started} ms with ${report.requests} requests:`,
+      );
+      out(
+        table([
+          ['project', 'tasks', 'pages', 'requests', 'consistent'],
+          ...report.projects.map((p) => [
+            p.projectId,
+            String(p.tasks),
+            String(p.pagesRead),
+            String(p.requests),
+            p.ok ? 'yes' : `no: ${p.error}`,
+          ]),
+        ]),
+      );
+
+      const again = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
+      const notModified = again.projects.reduce((sum, p) => sum + p.pagesNotModified, 0);
+      const pages = again.projects.reduce((sum, p) => sum + p.pagesRead, 0);
+      const written = again.projects.reduce((sum, p) => sum + p.rowsWritten, 0);
+      out(
+        `\n2. A second pass: ${again.requests} requests, ${notModified} of ${pages} pages answered 304, ${written} rows written.`,
+      );
+
+      const [first, second] = sim.service.listTasks('p_1');
+      const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
+      const queued = [
+        enqueue(
+          db,
+          {
+            op: 'task.create',
+            projectId: 'p_1',
+            body: {
+              name: 'Inspect bearings (from the demo)',
+              startDate: '2026-12-01',
+              endDate: '2026-12-05',
+              status: 'NotStarted',
+            },
+          },
+          Date.now(),
+        ),
+        enqueue(
+          db,
+          { op: 'task.update', projectId: 'p_1', targetId: first!.id, body: { progress: 100 } },
+          Date.now(),
+        ),
+        enqueue(
+          db,
+          {
+            op: 'task.update',
+            projectId: 'p_1',
+            targetId: second!.id,
+            body: { name: 'Renamed from the outbox' },
+          },
+          Date.now(),
+        ),
+        enqueue(
+          db,
+          {
+            op: 'task.update',
+            projectId: readOnly!.id,
+            targetId: sim.service.listTasks(readOnly!.id)[0]!.id,
+            body: { progress: 50 },
+          },
+          Date.now(),
+        ),
+      ];
+      const pusher = new OutboxPusher({
+        db,
+        remote: engine.remote,
+        clock: engine.clock,
+        logger: logger.child({ subsystem: 'outbox' }),
+        applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
+      });
+      const pushed = await pusher.pushOnce({ ignoreBackoff: true });
+      out(
+        `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
+      );
+      const items = db
+        .prepare('SELECT id, op, project_id, target_id, state, last_error FROM outbox ORDER BY id')
+        .raw()
+        .all() as unknown[][];
+      out(
+        table([
+          ['id', 'op', 'project', 'target', 'state', 'last_error'],
+          ...items.map((row) => row.map((v) => (v === null ? '' : String(v)))),
+        ]),
+      );
+
+      const budget = engine.governor.snapshot();
+      out(
+        `\nQuota: ${budget.quotaRemaining ?? '?'} of ${budget.quotaLimit ?? '?'} requests left today; ${sim.requestLog.count({ status: 429 })} answers were 429.`,
+      );
+      out(`\n4. Example queries (sqlite3 ${file}):\n`);
+      for (const query of EXAMPLE_QUERIES) out(`${runExample(db, query)}\n`);
+      out(`Next: projmirror status --db ${file}; projmirror simulate --help; the README.`);
+      return report.ok && again.ok ? EXIT_OK : EXIT_FAILED;
+    } finally {
+      view.stop();
+      await engine.close();
+      db.close();
+      await sim.close();
+    }
+  },
 };
