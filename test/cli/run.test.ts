@@ -1,0 +1,87 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { startCli } from '../fixtures/cli.js';
+import { tempDir } from '../fixtures/db.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+
+const TOKEN = 'glt_test_cli_run_0123456789';
+
+describe('projmirror run', () => {
+  it('shows a remote change within a second, serves metrics, and exits 0 soon after SIGTERM', async () => {
+    const sim = await startTestSimulator({ projects: 2, tasks: [40, 4], tokens: [TOKEN] });
+    const dir = tempDir();
+    const file = join(dir, 'm.sqlite');
+    writeFileSync(join(dir, 'token'), TOKEN);
+    const daemon = startCli([
+      'run',
+      '--base-url',
+      sim.baseUrl,
+      '--realtime-url',
+      sim.realtimeUrl,
+      '--token-file',
+      join(dir, 'token'),
+      '--db',
+      file,
+      '--metrics-port',
+      '0',
+    ]);
+    const portLine = await daemon.waitForLine(/metrics listening/);
+    const port = (JSON.parse(portLine) as { port: number }).port;
+    await daemon.waitForLine(/daemon started/);
+    await daemon.waitForLine(/realtime: connected/);
+
+    const task = sim.service.createTask('p_1', { name: 'Seen within a second' });
+    const written = Date.now();
+    const db = new Database(file, { readonly: true });
+    let seenAfter = Infinity;
+    while (Date.now() - written < 3_000) {
+      if (db.prepare('SELECT 1 FROM tasks WHERE id = ?').get(task.id)) {
+        seenAfter = Date.now() - written;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    db.close();
+    expect(seenAfter).toBeLessThan(1_000);
+
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/projmirror_requests_total\{route="listTasks",status="200"\} \d+/);
+    expect(metrics).toContain('projmirror_realtime_connected 1');
+    expect(metrics).toMatch(/projmirror_quota_remaining \d+/);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    const stopAt = Date.now();
+    daemon.child.kill('SIGTERM');
+    const ended = await daemon.ended;
+    expect(Date.now() - stopAt).toBeLessThan(5_000);
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).toBe('');
+    expect(ended.stdout).toContain('daemon stopped');
+    expect(ended.stdout).not.toContain(TOKEN);
+  });
+
+  it('exits 2 naming a bad cron expression, before any request', async () => {
+    const sim = await startTestSimulator({ tokens: [TOKEN] });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'token'), TOKEN);
+    const run = startCli([
+      'run',
+      '--base-url',
+      sim.baseUrl,
+      '--token-file',
+      join(dir, 'token'),
+      '--db',
+      join(dir, 'm.sqlite'),
+      '--reconcile-cron',
+      'at noon',
+    ]);
+    const ended = await run.ended;
+    expect(ended.code).toBe(2);
+    expect(ended.stderr.trim()).toBe(
+      'projmirror: --reconcile-cron "at noon" is not a valid cron expression',
+    );
+    expect(sim.requestLog.count()).toBe(0);
+  });
+});
