@@ -13,33 +13,6 @@ export class RepeatedTaskError extends Error {
   }
 }
 
-/**
- * Applies one row of a full read: notes it seen (throwing `RepeatedTaskError` on a second
- * sighting) and writes it unless an event wrote that task during the pass.
- */
-export function applyRow(
-  store: MirrorStore,
-  projectId: string,
-  task: Task,
-  text: string,
-  guard: PassGuard,
-  context: WriteContext,
-): void {
-  if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
-  if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
-}
-
-/** Applies every row of a kept page (see `applyRow`). */
-export function applyKeptRows(
-  store: MirrorStore,
-  projectId: string,
-  kept: KeptPage,
-  guard: PassGuard,
-  context: WriteContext,
-): void {
-  for (const [task, text] of keptRows(kept)) applyRow(store, projectId, task, text, guard, context);
-}
-
 /** The rows of a kept page, each parsed from its own text, with that text. */
 export function keptRows(kept: KeptPage): Array<[Task, string]> {
   return decodeRows(kept.rows).map((text) => [JSON.parse(text) as Task, text]);
@@ -111,11 +84,11 @@ export class BackfillWriter implements PageWriter {
     const texts = rows.map((row) => JSON.stringify(row));
     store.transaction(() => {
       store.taskPages.put(projectId, pageSize, page, etag, texts, context.at);
-      rows.forEach((row, index) => {
-        if (!store.seenTasks.mark(projectId, row.id)) throw new RepeatedTaskError(row.id);
-        if (this.guard.tasks.has(row.id)) return;
-        store.tasks.putNew(projectId, row, texts[index] as string, context);
-      });
+      this.apply(
+        rows.map((row, index) => [row, texts[index] as string]),
+        context,
+        true,
+      );
       store.syncState.backfillProgress(projectId, page, totalCount);
     });
   }
@@ -124,15 +97,23 @@ export class BackfillWriter implements PageWriter {
     const { store, projectId, pageSize } = this.target;
     const context = this.context();
     store.transaction(() => {
-      applyKeptRows(
-        store,
-        projectId,
-        keptPage(store, projectId, pageSize, page),
-        this.guard,
-        context,
-      );
+      this.apply(keptRows(keptPage(store, projectId, pageSize, page)), context, false);
       store.syncState.backfillProgress(projectId, page, totalCount ?? null);
     });
+  }
+
+  /**
+   * Notes each row seen (a second sighting throws `RepeatedTaskError`) and writes it unless an
+   * event wrote that task during the pass. `fresh` rows were just received: most are new.
+   */
+  private apply(rows: Array<[Task, string]>, context: WriteContext, fresh: boolean): void {
+    const { store, projectId } = this.target;
+    for (const [task, text] of rows) {
+      if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
+      if (this.guard.tasks.has(task.id)) continue;
+      if (fresh) store.tasks.putNew(projectId, task, text, context);
+      else store.tasks.put(projectId, task, text, context);
+    }
   }
 
   private context(): WriteContext {

@@ -128,11 +128,11 @@ function columns(
 }
 
 /** The history row of a creation: the new task's name. */
-export function created(name: string | null) {
+function created(name: string | null) {
   return { field: 'created', oldValue: null, newValue: name } as const;
 }
 
 /** The history row of a deletion: the deleted task's last name. */
-export function deleted(name: string | null) {
+function deleted(name: string | null) {
   return { field: 'deleted', oldValue: name, newValue: null } as const;
 }
