@@ -151,7 +151,7 @@ export class Mirror {
     return this.apply(projectId, (context, guard) => {
       guard?.lists.add(kind);
       const data = JSON.stringify(checked);
-      if (this.deps.store.records[kind].dataById(projectId).get(checked.id) === data) return false;
+      if (this.deps.store.records[kind].data(projectId, checked.id) === data) return false;
       this.deps.store.records[kind].put(projectId, checked, data, context);
       return true;
     });

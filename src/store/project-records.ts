@@ -29,6 +29,7 @@ export class ProjectRecordsRepository {
   readonly kind: RecordKind;
   private readonly fields: readonly string[];
   private readonly listStmt;
+  private readonly dataStmt;
   private readonly putStmt;
   private readonly deleteStmt;
 
@@ -41,6 +42,10 @@ export class ProjectRecordsRepository {
     this.listStmt = db.prepare<[string], { id: string; data: string }>(
       `SELECT id, data FROM ${kind} WHERE project_id = ?`,
     );
+    this.dataStmt = db.prepare<[string, string], string>(
+      `SELECT data FROM ${kind} WHERE project_id = ? AND id = ?`,
+    );
+    this.dataStmt.pluck();
     this.putStmt = db.prepare(
       `INSERT INTO ${kind} (project_id, id, ${columns.join(', ')}, data, synced_at)
        VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?)
@@ -53,6 +58,11 @@ export class ProjectRecordsRepository {
   dataById(projectId: string): Map<string, string> {
     const rows = this.listStmt.all(projectId);
     return new Map(rows.map((row) => [row.id, row.data]));
+  }
+
+  /** The JSON text of one record the mirror holds, if any. */
+  data(projectId: string, id: string): string | undefined {
+    return this.dataStmt.get(projectId, id);
   }
 
   /** Writes one record (inserted or replaced). */

@@ -166,6 +166,23 @@ describe('apply paths', () => {
     expect(lastChange).toBe(new Date(Date.UTC(2026, 10, 21)).toISOString());
   });
 
+  it('write one list record from an event, and nothing when it is unchanged', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 1);
+    await mirror.syncProject('p1');
+    const resource = { id: 'p1-r1', name: 'Crane' };
+    expect(mirror.applyRecord('resources', 'p1', resource)).toBe('unchanged');
+    expect(mirror.applyRecord('resources', 'p1', { ...resource, name: 'Tower crane' })).toBe(
+      'changed',
+    );
+    expect(mirror.applyRecord('members', 'p1', { id: 'm7', kind: 'integration' })).toBe('changed');
+    expect(db.prepare('SELECT name FROM resources').pluck().all()).toEqual(['Tower crane']);
+    expect(db.prepare('SELECT id, kind FROM members ORDER BY id').all()).toEqual([
+      { id: 'm1', kind: 'person' },
+      { id: 'm7', kind: 'integration' },
+    ]);
+  });
+
   it('reject a record without an id', async () => {
     const { remote, mirror } = setup();
     remote.seed('p1', 1);
