@@ -26,6 +26,8 @@ export interface ChangeApplierOptions {
   syncProject: (projectId: string, signal: AbortSignal) => Promise<void>;
   /** A reconcile of every project (after a reconnect, or a hint naming no project). */
   reconcile: (signal: AbortSignal) => Promise<void>;
+  /** Told when an event names a project the mirror does not hold yet (newly shared). */
+  onUnknownProject?: (projectId: string) => void;
   /** Told after every event applied, for metrics and tests. */
   onApplied?: (event: RealtimeEvent, outcome: ApplyOutcome) => void;
 }
@@ -42,6 +44,7 @@ export class ChangeApplier {
       this.options.onApplied?.(event, outcome);
       if (outcome === 'unknown_project') {
         logger.info({ projectId: event.projectId }, 'event for a project not mirrored yet');
+        this.options.onUnknownProject?.(event.projectId);
       }
     } catch (error) {
       // A record that does not validate is a hint that the project changed.

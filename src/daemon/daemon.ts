@@ -90,6 +90,10 @@ export class Daemon {
       logger: this.logger,
       syncProject: (projectId, signal) => this.syncProject(projectId, signal, 'refresh'),
       reconcile: (signal) => this.reconcile(signal),
+      onUnknownProject: (projectId) => {
+        if (options.projects && !options.projects.includes(projectId)) return;
+        this.coalescer.push({ kind: 'hint', projectId, reason: 'a project not mirrored yet' });
+      },
     });
     this.coalescer = new Coalescer({
       clock: this.clock,
@@ -127,12 +131,17 @@ export class Daemon {
     });
   }
 
-  /** Syncs what was never synced, then starts every loop. */
+  /**
+   * Reconciles when the mirror is empty or lacks a configured project; stale projects are then
+   * due at once in the poll schedule. Starts every loop.
+   */
   async start(): Promise<void> {
     const signal = this.controller.signal;
     this.listener?.start(signal);
     this.pusher.start(signal);
-    if (this.facts.projectIds().length === 0) await this.reconcile(signal);
+    const mirrored = this.facts.projectIds();
+    const missing = (this.options.projects ?? []).some((id) => !mirrored.includes(id));
+    if (mirrored.length === 0 || missing) await this.reconcile(signal);
     this.schedules.start();
     this.loops.push(this.scheduler.run(signal));
     this.logger.info({ plan: summary(this.plan()) }, 'daemon started');

@@ -75,3 +75,21 @@ describe('daemon realtime', () => {
     expect(daemon.connected).toBe(true);
   });
 });
+
+describe('daemon and new projects', () => {
+  it('syncs a project shared with the token after start when an event names it', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 5, tokens: [TOKEN] });
+    const { db, daemon } = await startTestDaemon(sim, { daemon: { coalesceMs: 50 } });
+    await eventually(() => daemon.connected);
+    const project = sim.service.addProject({ name: 'Shared later', userIds: [sim.userId] });
+    sim.service.seedTasks(project.id, 7);
+    sim.service.createTask(project.id, { name: 'First event of the new project' });
+    await eventually(
+      () =>
+        db.prepare('SELECT count(*) FROM tasks WHERE project_id = ?').pluck().get(project.id) === 8,
+    );
+    expect(db.prepare('SELECT name FROM projects WHERE id = ?').pluck().get(project.id)).toBe(
+      'Shared later',
+    );
+  });
+});
