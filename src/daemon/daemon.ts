@@ -6,15 +6,14 @@
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, nextReset, planDay, type DailyPlan } from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
-import { mirrorApplyResult, OutboxPusher } from '../outbox/index.js';
+import type { OutboxPusher } from '../outbox/index.js';
 import { Coalescer, RealtimeListener, type Change } from '../realtime/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
-import { MirrorStore } from '../store/mirror-store.js';
 import { ChangeApplier } from './changes.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
-import type { Engine } from './wiring.js';
+import { createPusher, type Engine } from './wiring.js';
 import { MirrorFacts } from './mirror-facts.js';
 
 /** The quota assumed until the service has told us its own (spec section 8). */
@@ -75,15 +74,12 @@ export class Daemon {
       poll: (projectId, signal) => this.poll(projectId, signal),
       lastPassAt: (projectId) => this.facts.lastPassAt(projectId),
     });
-    this.pusher = new OutboxPusher({
+    this.pusher = createPusher(
+      engine,
       db,
-      remote: engine.remote,
-      clock: this.clock,
-      logger: options.logger.child({ subsystem: 'outbox' }),
-      // Through the mirror engine, so that a pass in flight sees the pushed records.
-      applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
-      ...optional('idleIntervalMs', options.outboxIdleMs),
-    });
+      options.logger,
+      options.outboxIdleMs === undefined ? {} : { idleIntervalMs: options.outboxIdleMs },
+    );
     this.applier = new ChangeApplier({
       mirror: engine.mirror,
       remote: engine.remote,

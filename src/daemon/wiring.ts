@@ -12,8 +12,10 @@ import {
   type HttpRemote,
   type ResponseMetric,
 } from '../remote/index.js';
+import { mirrorApplyResult, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import { MirrorStore } from '../store/mirror-store.js';
 
 /** How to reach the service, already checked by the CLI. */
 export interface ServiceSettings {
@@ -88,4 +90,21 @@ export function wireEngine(settings: ServiceSettings, options: EngineOptions): E
       await remote.close();
     },
   };
+}
+
+/** An outbox pusher over the engine: its remote, its clock, and writes through its mirror (so a pass in flight sees them). */
+export function createPusher(
+  engine: Engine,
+  db: Db,
+  logger: Logger,
+  options: Partial<Pick<OutboxPusherOptions, 'idleIntervalMs' | 'maxRateLimitWaitMs'>> = {},
+): OutboxPusher {
+  return new OutboxPusher({
+    db,
+    remote: engine.remote,
+    clock: engine.clock,
+    logger: logger.child({ subsystem: 'outbox' }),
+    applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
+    ...options,
+  });
 }

@@ -6,11 +6,10 @@
 import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '../../daemon/logger.js';
-import { wireEngine } from '../../daemon/wiring.js';
-import { enqueue, mirrorApplyResult, OutboxPusher } from '../../outbox/index.js';
+import { createPusher, wireEngine } from '../../daemon/wiring.js';
+import { enqueue } from '../../outbox/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { openDatabase } from '../../store/database.js';
-import { MirrorStore } from '../../store/mirror-store.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { createProgressView } from '../progress.js';
@@ -133,13 +132,7 @@ export const demoCommand: CliCommand = {
           Date.now(),
         ),
       ];
-      const pusher = new OutboxPusher({
-        db,
-        remote: engine.remote,
-        clock: engine.clock,
-        logger: logger.child({ subsystem: 'outbox' }),
-        applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
-      });
+      const pusher = createPusher(engine, db, logger);
       const pushed = await pusher.pushOnce({ ignoreBackoff: true });
       out(
         `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,

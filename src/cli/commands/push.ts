@@ -1,6 +1,6 @@
 /** `projmirror push`: send every pending outbox item once, then exit. */
-import { mirrorApplyResult, OutboxPusher, type PushReport } from '../../outbox/index.js';
-import { MirrorStore } from '../../store/mirror-store.js';
+import { createPusher } from '../../daemon/wiring.js';
+import type { PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
@@ -26,14 +26,7 @@ export const pushCommand: CliCommand = {
   handler: async (args) => {
     const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
     const { engine, logger, db } = session;
-    const pusher = new OutboxPusher({
-      db,
-      remote: engine.remote,
-      clock: engine.clock,
-      logger: logger.child({ subsystem: 'outbox' }),
-      applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
-      maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
-    });
+    const pusher = createPusher(engine, db, logger, { maxRateLimitWaitMs: PUSH_MAX_WAIT_MS });
     const controller = new AbortController();
     const stop = () => controller.abort(new Error('interrupted'));
     process.once('SIGINT', stop).once('SIGTERM', stop);
