@@ -5,3 +5,4 @@ export * from './events.js';
 export * from './records.js';
 export * from './remote.js';
 export * from './routes.js';
+export * from './tls.js';

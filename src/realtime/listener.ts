@@ -1,13 +1,18 @@
 /** The realtime listener: keeps a WebSocket to the service open and turns messages into changes. */
 import type { ClientOptions, RawData } from 'ws';
-import { ProjmirrorError, UsageError, errorLine, type Clock } from '../domain/index.js';
+import {
+  ProjmirrorError,
+  UsageError,
+  errorLine,
+  trustedCertificates,
+  type Clock,
+} from '../domain/index.js';
 import { Backoff, DEFAULT_RECONNECT_BASE_MS, DEFAULT_RECONNECT_MAX_MS } from './backoff.js';
 import type { Change, RealtimeStatus } from './change.js';
 import { Connection, isTokenRefusal, socketOptions, type CloseInfo } from './connection.js';
 import { decodeMessage } from './decode.js';
 import { DEFAULT_PING_INTERVAL_MS, DEFAULT_PONG_TIMEOUT_MS, runHeartbeat } from './heartbeat.js';
 import { ProblemLog, type RealtimeLogger } from './problem-log.js';
-import { trustedCertificates } from './tls-trust.js';
 
 /** How long the upgrade may take before the attempt is abandoned. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 15_000;

@@ -4,4 +4,3 @@ export * from './options.js';
 export { parseRouteOverrides, resolveRoutes } from './routes.js';
 export { parseRetryAfter } from './retry-after.js';
 export { backoffDelay } from './backoff.js';
-export { trustedCertificates } from './agent.js';
