@@ -137,7 +137,13 @@ export class Daemon {
     this.pusher.start(signal);
     const mirrored = this.facts.projectIds();
     const missing = (this.options.projects ?? []).some((id) => !mirrored.includes(id));
-    if (mirrored.length === 0 || missing) await this.reconcile(signal);
+    if (mirrored.length === 0 || missing) {
+      // Tracked like a loop, so that stop() aborts it and waits for it.
+      const initial = this.reconcile(signal);
+      this.loops.push(initial);
+      await initial;
+    }
+    if (signal.aborted) return;
     this.schedules.start();
     this.loops.push(this.scheduler.run(signal));
     this.logger.info({ plan: summary(this.plan()) }, 'daemon started');

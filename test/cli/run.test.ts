@@ -62,6 +62,33 @@ describe('projmirror run', () => {
     expect(ended.stdout).not.toContain(TOKEN);
   });
 
+  it('stops within 5 s when SIGTERM comes during a slow initial sync', async () => {
+    const sim = await startTestSimulator({
+      projects: 4,
+      tasks: 1200,
+      tokens: [TOKEN],
+      delayMs: 400,
+    });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'token'), TOKEN);
+    const daemon = startCli([
+      'run',
+      '--base-url',
+      sim.baseUrl,
+      '--token-file',
+      join(dir, 'token'),
+      '--db',
+      join(dir, 'm.sqlite'),
+    ]);
+    await daemon.waitForLine(/sync progress|project synced/);
+    const stopAt = Date.now();
+    daemon.child.kill('SIGTERM');
+    const ended = await daemon.ended;
+    expect(Date.now() - stopAt).toBeLessThan(5_000);
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).not.toContain('daemon started');
+  });
+
   it('exits 2 naming a bad cron expression, before any request', async () => {
     const sim = await startTestSimulator({ tokens: [TOKEN] });
     const dir = tempDir();

@@ -16,7 +16,7 @@ import { outboxSummary } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
-import { openSession } from '../session.js';
+import { openSession, type Session } from '../session.js';
 
 /** The daemon must be gone this long after SIGTERM, whatever is in flight. */
 export const STOP_DEADLINE_MS = 4_500;
@@ -41,21 +41,7 @@ export const runCommand: CliCommand = {
         describe: 'task_history rows older than this are pruned daily',
       }),
   handler: async (args) => {
-    const reconcileCron = String(args['reconcileCron']);
-    checkCron(reconcileCron);
-    const retention = Number(args['historyRetentionDays']);
-    if (!Number.isFinite(retention) || retention <= 0) {
-      throw new UsageError(
-        `--history-retention-days ${String(args['historyRetentionDays'])} is not a positive number`,
-      );
-    }
-    const metricsPort = args['metricsPort'] as number | undefined;
-    if (
-      metricsPort !== undefined &&
-      !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort < 65536)
-    ) {
-      throw new UsageError(`--metrics-port ${String(metricsPort)} is not a port number`);
-    }
+    const checked = checkRunOptions(args);
     const metricsRef: { current?: DaemonMetrics } = {};
     const session = openSession(args, {
       onResponse: (metric) => metricsRef.current?.recordResponse(metric.route, metric.status),
@@ -71,31 +57,30 @@ export const runCommand: CliCommand = {
         token: settings.token,
         caFile: settings.caFile,
       },
-      reconcileCron,
-      historyRetentionDays: retention,
+      reconcileCron: checked.reconcileCron,
+      historyRetentionDays: checked.retentionDays,
     });
-    let server: MetricsServer | undefined;
-    if (metricsPort !== undefined) {
-      const facts = new MirrorFacts(db);
-      metricsRef.current = new DaemonMetrics({
-        quota: () => {
-          const budget = engine.governor.snapshot();
-          return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
-        },
-        mirrorLagSeconds: () => facts.lagSeconds(engine.clock.now()),
-        outboxDepth: () => outboxSummary(db, engine.clock.now()).counts,
-        realtimeConnected: () => daemon.connected,
-      });
-      server = await startMetricsServer(metricsRef.current, metricsPort, () => ({
-        ok: settings.realtimeUrl === undefined || daemon.connected,
-        detail: { realtime: daemon.connected },
-      }));
-      logger.info({ port: server.port }, 'metrics listening on 127.0.0.1');
-    }
     const stopped = waitForStop(args, logger);
+    let failure: unknown;
+    let server: MetricsServer | undefined;
     try {
-      await daemon.start();
+      if (checked.metricsPort !== undefined) {
+        metricsRef.current = daemonMetrics(session, daemon);
+        server = await startMetricsServer(metricsRef.current, checked.metricsPort, () => ({
+          ok: settings.realtimeUrl === undefined || daemon.connected,
+          detail: { realtime: daemon.connected },
+        }));
+        logger.info({ port: server.port }, 'metrics listening on 127.0.0.1');
+      }
+      // A signal during the initial sync stops it too: start() is not awaited; the daemon's
+      // stop() aborts it and awaits what it started.
+      const starting = daemon.start();
+      starting.catch((error: unknown) => {
+        failure = error;
+        stopped.stop();
+      });
       await stopped.signal;
+      if (failure !== undefined) throw failure;
     } finally {
       stopped.dispose();
       const deadline = setTimeout(() => {
@@ -112,6 +97,41 @@ export const runCommand: CliCommand = {
     return EXIT_OK;
   },
 };
+
+/** The run options beyond the common ones, checked before anything is opened. */
+function checkRunOptions(args: Record<string, unknown>) {
+  const reconcileCron = String(args['reconcileCron']);
+  checkCron(reconcileCron);
+  const retentionDays = Number(args['historyRetentionDays']);
+  if (!Number.isFinite(retentionDays) || retentionDays <= 0) {
+    throw new UsageError(
+      `--history-retention-days ${String(args['historyRetentionDays'])} is not a positive number`,
+    );
+  }
+  const metricsPort = args['metricsPort'] as number | undefined;
+  if (
+    metricsPort !== undefined &&
+    !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort < 65536)
+  ) {
+    throw new UsageError(`--metrics-port ${String(metricsPort)} is not a port number`);
+  }
+  return { reconcileCron, retentionDays, metricsPort };
+}
+
+/** The daemon's metrics, reading the governor, the mirror and the outbox when scraped. */
+function daemonMetrics(session: Session, daemon: Daemon): DaemonMetrics {
+  const { db, engine } = session;
+  const facts = new MirrorFacts(db);
+  return new DaemonMetrics({
+    quota: () => {
+      const budget = engine.governor.snapshot();
+      return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
+    },
+    mirrorLagSeconds: () => facts.lagSeconds(engine.clock.now()),
+    outboxDepth: () => outboxSummary(db, engine.clock.now()).counts,
+    realtimeConnected: () => daemon.connected,
+  });
+}
 
 /** Resolves on SIGTERM or SIGINT; reloads the config file's log level on SIGHUP. */
 function waitForStop(args: Record<string, unknown>, logger: import('pino').Logger) {
@@ -140,6 +160,7 @@ function waitForStop(args: Record<string, unknown>, logger: import('pino').Logge
   process.on('SIGTERM', stop).on('SIGINT', stop).on('SIGHUP', reload);
   return {
     signal,
+    stop: () => resolveStop(),
     dispose: () => {
       process.off('SIGTERM', stop).off('SIGINT', stop).off('SIGHUP', reload);
     },
