@@ -1,6 +1,6 @@
 /** The `projmirror` command line: one yargs instance, one module per command under `commands/`. */
 import yargs from 'yargs';
-import { errorLine, ProjmirrorError, UsageError } from '../domain/index.js';
+import { errorLine, UsageError } from '../domain/index.js';
 import { commands } from './commands/index.js';
 import { EXIT_USAGE, ExitCode } from './exit.js';
 import { refuseTokenFlag } from './options.js';
@@ -44,7 +44,6 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
   } catch (error) {
     process.stderr.write(`projmirror: ${errorLine(error)}\n`);
     if (error instanceof UsageError) return EXIT_USAGE;
-    if (error instanceof ProjmirrorError) return 1;
     return 1;
   }
 }

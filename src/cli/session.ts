@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { createLogger } from '../daemon/logger.js';
+import { StoreError } from '../domain/index.js';
 import { wireEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { resolveRemoteSettings, type RemoteSettings } from './options.js';
@@ -27,9 +28,11 @@ export function openSession(
     level: String(args['logLevel'] ?? 'info'),
     secret: settings.token,
   });
-  const db = openDatabase(String(args['db']));
+  const file = String(args['db']);
+  const db = openDatabase(file);
   let engine: Engine;
   try {
+    assertWritable(db, file);
     engine = wireEngine(
       {
         baseUrl: settings.baseUrl,
@@ -53,4 +56,25 @@ export function openSession(
       if (db.open) db.close();
     },
   };
+}
+
+/**
+ * Fails with one line naming the file when the mirror cannot be written (a read-only file,
+ * directory or mount, which SQLite opens read-only without a word), so that `sync`, `push` and
+ * `run` stop at once instead of failing every write. The probe writes nothing: a DELETE that
+ * matches no row still needs a write transaction. A lock held by another writer is not read-only:
+ * the command's own writes wait for it as usual.
+ */
+export function assertWritable(db: Db, file: string): void {
+  try {
+    db.prepare('DELETE FROM daemon_state WHERE 0').run();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+      throw new StoreError(`database ${file} is read-only: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) throw error;
+  }
 }

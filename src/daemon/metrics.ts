@@ -20,7 +20,7 @@ export class DaemonMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'projmirror_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'projmirror_' });
     this.requests = new Counter({
       name: 'projmirror_requests_total',
       help: 'Requests sent to the service, by route and HTTP status',

@@ -18,6 +18,9 @@ export interface PollSchedulerOptions {
   lastPassAt: (projectId: string) => number | undefined;
 }
 
+/** How long the loop waits after the plan could not be computed (a database error, say). */
+export const PLAN_RETRY_MS = 60_000;
+
 /** The loop that spends the plan's polling budget. */
 export class PollScheduler {
   private readonly options: PollSchedulerOptions;
@@ -65,7 +68,15 @@ export class PollScheduler {
   async run(signal: AbortSignal): Promise<void> {
     const { clock, logger } = this.options;
     while (!signal.aborted) {
-      const plan = this.options.plan();
+      let plan: DailyPlan;
+      try {
+        plan = this.options.plan();
+      } catch (error) {
+        // The loop must not end silently: log, wait a minute, try again.
+        logger.error({ err: errorLine(error) }, 'could not plan polls');
+        await this.sleepUnlessWoken(PLAN_RETRY_MS, signal);
+        continue;
+      }
       const next = [...this.dueTimes(plan)].sort((a, b) => a[1] - b[1])[0];
       const waitMs = next ? next[1] - clock.now() : plan.intervalMs;
       if (waitMs > 0) {

@@ -66,17 +66,13 @@ export function migrate(db: Db): void {
   }).immediate();
 }
 
-let schemaText: string | undefined;
-
 /** The text of `schema.sql`, found above this module in the source tree or in `dist/`. */
 export function readSchema(): string {
-  if (schemaText !== undefined) return schemaText;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'schema.sql');
     if (existsSync(candidate)) {
-      schemaText = readFileSync(candidate, 'utf8');
-      return schemaText;
+      return readFileSync(candidate, 'utf8');
     }
     const parent = dirname(dir);
     if (parent === dir) throw new StoreError('schema.sql not found beside the package');

@@ -32,4 +32,25 @@ describe('projmirror demo', () => {
       db.close();
     }
   });
+
+  it('replaces an earlier demo mirror but refuses to delete any other database', async () => {
+    const dir = tempDir();
+    const other = join(dir, 'production.sqlite');
+    const db = new Database(other);
+    db.exec('CREATE TABLE precious (x)');
+    db.close();
+    const refused = await runCli(['demo', '--db', other], { env: { PROJMIRROR_DB: other } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(
+      `projmirror: ${other} exists and is not a demo mirror; give the demo another --db`,
+    );
+    const kept = new Database(other, { readonly: true });
+    expect(
+      kept.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'precious'`).pluck().get(),
+    ).toBe(1);
+    kept.close();
+    const demo = join(dir, 'demo.sqlite');
+    expect((await runCli(['demo', '--db', demo], { env: { PROJMIRROR_DB: other } })).code).toBe(0);
+    expect((await runCli(['demo', '--db', demo])).code).toBe(0);
+  });
 });

@@ -3,38 +3,46 @@
  * projects (one of several thousand tasks, one read-only) into ./demo.sqlite with the progress
  * bar, queue a few edits, push them, and show a summary and example queries.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { UsageError } from '../../domain/index.js';
 import { createLogger } from '../../daemon/logger.js';
-import { createPusher, wireEngine } from '../../daemon/wiring.js';
+import { createPusher, wireEngine, type Engine } from '../../daemon/wiring.js';
 import { enqueue } from '../../outbox/index.js';
-import { startSimulator } from '../../sim/index.js';
-import { openDatabase } from '../../store/database.js';
+import { startSimulator, type Simulator } from '../../sim/index.js';
+import { isoTime, openDatabase, type Db } from '../../store/database.js';
+import { DaemonStateRepository } from '../../store/daemon-state.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
-import { createProgressView } from '../progress.js';
+import { createProgressView, type ProgressView } from '../progress.js';
 import { EXAMPLE_QUERIES, runExample } from '../demo/queries.js';
 import { table } from '../status/render.js';
 
 /** The sample data: tasks per project; the last project is read-only. */
 export const DEMO_TASKS = [4_200, 120, 40];
 export const DEFAULT_DEMO_DB = './demo.sqlite';
+/** The `daemon_state` key that marks a file as the demo's, so a rerun may replace it. */
+const DEMO_MARK = 'demo';
+
+const out = (text = '') => process.stdout.write(`${text}\n`);
 
 export const demoCommand: CliCommand = {
   command: 'demo',
   describe:
     'start the simulator with sample data, sync it into ./demo.sqlite, push edits, show queries',
+  // PROJMIRROR_* configure a real mirror: the demo must never pick up (and replace) PROJMIRROR_DB.
   builder: (yargs) =>
     yargs
+      .env(false)
       .option('db', {
         type: 'string',
         default: DEFAULT_DEMO_DB,
-        describe: 'the mirror to (re)create',
+        describe: 'the demo mirror to (re)create',
       })
       .option('log-level', { type: 'string', default: 'error', describe: 'pino log level' }),
   handler: async (args) => {
     const file = String(args['db']);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    replaceDemoMirror(file);
     const token = `glt_demo_${randomBytes(12).toString('hex')}`;
     const sim = await startSimulator({
       host: '127.0.0.1',
@@ -46,116 +54,30 @@ export const demoCommand: CliCommand = {
     });
     const logger = createLogger({ level: String(args['logLevel']), secret: token });
     const db = openDatabase(file);
+    new DaemonStateRepository(db).set(DEMO_MARK, true, isoTime(Date.now()));
+    const views: { current?: ProgressView } = {};
     const engine = wireEngine(
       { baseUrl: new URL(sim.baseUrl), token },
-      {
-        db,
-        logger,
-        onProgress: (progress) => view.update(progress),
-      },
+      { db, logger, onProgress: (progress) => views.current?.update(progress) },
     );
     const view = createProgressView(
       process.stderr,
       logger,
       () => engine.governor.snapshot().quotaRemaining,
     );
-    const out = (text = '') => process.stdout.write(`${text}\n`);
+    views.current = view;
     try {
       out(`projmirror demo: simulator at ${sim.baseUrl}, mirror at ${file}\n`);
-      const started = Date.now();
-      const report = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
-      view.stop();
-      out(
-        `1. Synced ${report.projects.length} projects in ${Date.now() - started} ms with ${report.requests} requests:`,
-      );
-      out(
-        table([
-          ['project', 'tasks', 'pages', 'requests', 'consistent'],
-          ...report.projects.map((p) => [
-            p.projectId,
-            String(p.tasks),
-            String(p.pagesRead),
-            String(p.requests),
-            p.ok ? 'yes' : `no: ${p.error}`,
-          ]),
-        ]),
-      );
-
-      const again = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
-      const notModified = again.projects.reduce((sum, p) => sum + p.pagesNotModified, 0);
-      const pages = again.projects.reduce((sum, p) => sum + p.pagesRead, 0);
-      const written = again.projects.reduce((sum, p) => sum + p.rowsWritten, 0);
-      out(
-        `\n2. A second pass: ${again.requests} requests, ${notModified} of ${pages} pages answered 304, ${written} rows written.`,
-      );
-
-      const [first, second] = sim.service.listTasks('p_1');
-      const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
-      const queued = [
-        enqueue(
-          db,
-          {
-            op: 'task.create',
-            projectId: 'p_1',
-            body: {
-              name: 'Inspect bearings (from the demo)',
-              startDate: '2026-12-01',
-              endDate: '2026-12-05',
-              status: 'NotStarted',
-            },
-          },
-          Date.now(),
-        ),
-        enqueue(
-          db,
-          { op: 'task.update', projectId: 'p_1', targetId: first!.id, body: { progress: 100 } },
-          Date.now(),
-        ),
-        enqueue(
-          db,
-          {
-            op: 'task.update',
-            projectId: 'p_1',
-            targetId: second!.id,
-            body: { name: 'Renamed from the outbox' },
-          },
-          Date.now(),
-        ),
-        enqueue(
-          db,
-          {
-            op: 'task.update',
-            projectId: readOnly!.id,
-            targetId: sim.service.listTasks(readOnly!.id)[0]!.id,
-            body: { progress: 50 },
-          },
-          Date.now(),
-        ),
-      ];
-      const pusher = createPusher(engine, db, logger);
-      const pushed = await pusher.pushOnce({ ignoreBackoff: true });
-      out(
-        `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
-      );
-      const items = db
-        .prepare('SELECT id, op, project_id, target_id, state, last_error FROM outbox ORDER BY id')
-        .raw()
-        .all() as unknown[][];
-      out(
-        table([
-          ['id', 'op', 'project', 'target', 'state', 'last_error'],
-          ...items.map((row) => row.map((v) => (v === null ? '' : String(v)))),
-        ]),
-      );
-
+      const synced = await syncTwice(engine, () => view.stop());
+      await pushEdits(engine, db, sim, logger);
       const budget = engine.governor.snapshot();
       out(
         `\nQuota: ${budget.quotaRemaining ?? '?'} of ${budget.quotaLimit ?? '?'} requests left today; ${sim.requestLog.count({ status: 429 })} answers were 429.`,
       );
       out(`\n4. Example queries (sqlite3 ${file}):\n`);
       for (const query of EXAMPLE_QUERIES) out(`${runExample(db, query)}\n`);
-      out(`Next: projmirror status --db ${file}; projmirror simulate --help; the README.`);
-      return report.ok && again.ok ? EXIT_OK : EXIT_FAILED;
+      out(`Next: projmirror status --db ${file}; projmirror report --db ${file}; the README.`);
+      return synced ? EXIT_OK : EXIT_FAILED;
     } finally {
       view.stop();
       await engine.close();
@@ -164,3 +86,120 @@ export const demoCommand: CliCommand = {
     }
   },
 };
+
+/** Removes an earlier demo mirror at `file`; refuses to touch any other database. */
+function replaceDemoMirror(file: string): void {
+  if (existsSync(file)) {
+    let isDemo = false;
+    try {
+      const db = openDatabase(file, { readonly: true });
+      try {
+        isDemo = new DaemonStateRepository(db).get<boolean>(DEMO_MARK) === true;
+      } finally {
+        db.close();
+      }
+    } catch {
+      isDemo = false;
+    }
+    if (!isDemo) {
+      throw new UsageError(`${file} exists and is not a demo mirror; give the demo another --db`);
+    }
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** A cold sync, then an unchanged pass answered with 304s. True when both were consistent. */
+async function syncTwice(engine: Engine, stopProgress: () => void): Promise<boolean> {
+  const started = Date.now();
+  const report = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
+  stopProgress();
+  out(
+    `1. Synced ${report.projects.length} projects in ${Date.now() - started} ms with ${report.requests} requests:`,
+  );
+  out(
+    table([
+      ['project', 'tasks', 'pages', 'requests', 'consistent'],
+      ...report.projects.map((p) => [
+        p.projectId,
+        String(p.tasks),
+        String(p.pagesRead),
+        String(p.requests),
+        p.ok ? 'yes' : `no: ${p.error}`,
+      ]),
+    ]),
+  );
+  const again = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
+  const sum = (key: 'pagesNotModified' | 'pagesRead' | 'rowsWritten') =>
+    again.projects.reduce((total, p) => total + p[key], 0);
+  out(
+    `\n2. A second pass: ${again.requests} requests, ${sum('pagesNotModified')} of ${sum('pagesRead')} pages answered 304, ${sum('rowsWritten')} rows written.`,
+  );
+  return report.ok && again.ok;
+}
+
+/** Queues a create, two updates and an edit of the read-only project, and pushes them. */
+async function pushEdits(
+  engine: Engine,
+  db: Db,
+  sim: Simulator,
+  logger: import('pino').Logger,
+): Promise<void> {
+  const [first, second] = sim.service.listTasks('p_1');
+  const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
+  const now = Date.now();
+  const queued = [
+    enqueue(
+      db,
+      {
+        op: 'task.create',
+        projectId: 'p_1',
+        body: {
+          name: 'Inspect bearings (from the demo)',
+          startDate: '2026-12-01',
+          endDate: '2026-12-05',
+          status: 'NotStarted',
+        },
+      },
+      now,
+    ),
+    enqueue(
+      db,
+      { op: 'task.update', projectId: 'p_1', targetId: first!.id, body: { progress: 100 } },
+      now,
+    ),
+    enqueue(
+      db,
+      {
+        op: 'task.update',
+        projectId: 'p_1',
+        targetId: second!.id,
+        body: { name: 'Renamed from the outbox' },
+      },
+      now,
+    ),
+    enqueue(
+      db,
+      {
+        op: 'task.update',
+        projectId: readOnly!.id,
+        targetId: sim.service.listTasks(readOnly!.id)[0]!.id,
+        body: { progress: 50 },
+      },
+      now,
+    ),
+  ];
+  const pushed = await createPusher(engine, db, logger).pushOnce({ ignoreBackoff: true });
+  out(
+    `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
+  );
+  const items = db
+    .prepare('SELECT id, op, project_id, target_id, state, last_error FROM outbox ORDER BY id')
+    .raw()
+    .all() as unknown[][];
+  out(
+    table([
+      ['id', 'op', 'project', 'target', 'state', 'last_error'],
+      ...items.map((row) => row.map((v) => (v === null ? '' : String(v)))),
+    ]),
+  );
+}

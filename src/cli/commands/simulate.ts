@@ -5,6 +5,7 @@
  */
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import { DEFAULT_ROUTES, UsageError, type RouteName } from '../../domain/index.js';
+import { isLoopbackHost } from '../options.js';
 import {
   DEFAULT_BURST,
   DEFAULT_DAILY_QUOTA,
@@ -154,7 +155,7 @@ export function simulatorOptionsFromArgs(args: ArgumentsCamelCase): SimulatorOpt
     return value;
   };
   return {
-    host: String(args['host']),
+    host: loopbackHost(args['host']),
     port: count(args, 'port', 'port'),
     tls: args['tls'] === true,
     caFile: typeof args['caOut'] === 'string' ? args['caOut'] : undefined,
@@ -201,3 +202,14 @@ export const simulateCommand: CliCommand = {
     return EXIT_OK;
   },
 };
+
+/** The simulator serves loopback only: its tokens are real bearer tokens. */
+function loopbackHost(value: unknown): string {
+  const host = String(value);
+  if (!isLoopbackHost(host)) {
+    throw new UsageError(
+      `--host ${host} is not a loopback address; the simulator serves 127.0.0.1, ::1 or localhost only`,
+    );
+  }
+  return host;
+}
