@@ -94,6 +94,11 @@ export function opNeedsTarget(op: OutboxOp): boolean {
   return OP_SPECS[op].target !== undefined;
 }
 
+/** True for the ops that create a record and carry an `Idempotency-Key`. */
+export function isCreateOp(op: OutboxOp): boolean {
+  return OP_SPECS[op].create;
+}
+
 /** True for the ops whose success removes a record (task.delete, dependency.remove, ...). */
 export function isDeleteOp(op: OutboxOp): boolean {
   return op === 'task.delete' || op === 'dependency.remove' || op === 'resource.delete';

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import {
   BudgetExhaustedError,
   errorLine,
+  MalformedResponseError,
   RateLimitedError,
   RemoteStatusError,
   type Clock,
@@ -15,7 +16,7 @@ import type { Db } from '../store/database.js';
 import type { ApplyResult } from './apply.js';
 import { backoffDelayMs, type BackoffPolicy } from './backoff.js';
 import type { OutboxItem } from './item.js';
-import { isDeleteOp, isOutboxOp } from './ops.js';
+import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
 import { claimItem, errorText, markDone, markFailed, reschedule } from './transitions.js';
 
 /** The shortest wait after a 429, whatever `Retry-After` said. */
@@ -50,8 +51,9 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
   }
   try {
     const response = await ctx.remote.send(claim.request, { signal: ctx.signal, purpose: 'push' });
-    markDone(ctx.db, item, response, ctx.clock.now(), ctx.applyResult);
-    log.info({ attempts: item.attempts, status: response.status }, 'outbox item done');
+    const note = markDone(ctx.db, item, response, ctx.clock.now(), ctx.applyResult);
+    if (note) log.warn({ status: response.status, note }, 'outbox item done; answer not mirrored');
+    else log.info({ attempts: item.attempts, status: response.status }, 'outbox item done');
     return { kind: 'done', sent: true };
   } catch (error) {
     return settleError(item, error, ctx, log);
@@ -89,6 +91,13 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
     log.warn({ status: error.status, code }, 'outbox item refused by the service');
     return { kind: 'failed', sent: true };
   }
+  if (error instanceof MalformedResponseError && isOutboxOp(item.op) && !isCreateOp(item.op)) {
+    // A 2xx whose body is unusable: the edit took effect. Resending it would apply it again.
+    markDone(ctx.db, item, { status: 200, body: null }, now, undefined);
+    log.warn({ error: errorLine(error) }, 'outbox item done; the answer was malformed');
+    return { kind: 'done', sent: true };
+  }
+  // A create is resent with its key: the service replays its first answer.
   const delayMs = backoffDelayMs(item.attempts, ctx.backoff);
   reschedule(ctx.db, item, { error: errorLine(error), dueAt: now + delayMs, uncount: false, now });
   log.warn(

@@ -2,7 +2,7 @@
  * The state changes of one item during a push, each one transaction: claim (pending → sending,
  * body fixed), done (with the mirror write), failed, and back to pending.
  */
-import type { WriteRequest, WriteResponse } from '../domain/index.js';
+import { errorLine, type WriteRequest, type WriteResponse } from '../domain/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import type { ApplyResult } from './apply.js';
 import { getOutboxItem, type OutboxItem } from './item.js';
@@ -76,22 +76,35 @@ export function markFailed(db: Db, item: OutboxItem, error: string, now: number)
   return { ...item, state: 'failed', lastError: error, nextAttemptAt: null, updatedAt };
 }
 
-/** Writes the service's answer into the mirror and marks the item done, in one transaction. */
+/**
+ * Writes the service's answer into the mirror and marks the item done, in one transaction. The
+ * edit took effect on the service whatever its answer looks like: an answer that cannot be
+ * mirrored (its writes rolled back) still marks the item done, with a note in `last_error`, and
+ * the next pass brings the mirror up to date. Returns that note, if any.
+ */
 export function markDone(
   db: Db,
   item: OutboxItem,
   response: WriteResponse,
   now: number,
-  applyResult: ApplyResult,
-): void {
-  db.transaction(() => {
-    applyResult(db, item, response);
-    const result = response.body === null ? null : JSON.stringify(response.body);
-    db.prepare(
-      `UPDATE outbox SET state = 'done', result = ?, last_error = NULL, next_attempt_at = NULL,
+  applyResult: ApplyResult | undefined,
+): string | undefined {
+  return db
+    .transaction(() => {
+      let note: string | undefined;
+      try {
+        if (applyResult) db.transaction(() => applyResult(db, item, response))();
+      } catch (error) {
+        note = `done; the answer was not mirrored (the next pass will): ${errorLine(error)}`;
+      }
+      const result = response.body === null ? null : JSON.stringify(response.body);
+      db.prepare(
+        `UPDATE outbox SET state = 'done', result = ?, last_error = ?, next_attempt_at = NULL,
          updated_at = ? WHERE id = ?`,
-    ).run(result ?? null, isoTime(now), item.id);
-  }).immediate();
+      ).run(result ?? null, note ?? null, isoTime(now), item.id);
+      return note;
+    })
+    .immediate();
 }
 
 /**

@@ -22,6 +22,7 @@ export type Fault =
   | { kind: 'rateLimited'; retryAfterMs: number }
   | { kind: 'network' }
   | { kind: 'malformed' }
+  | { kind: 'emptyAnswer' }
   | { kind: 'commitThenDrop' }
   | { kind: 'commitThenHang' };
 
@@ -56,6 +57,7 @@ export class FakeRemote implements Pick<RemoteApi, 'send'> {
     if (fault?.kind === 'malformed') throw new MalformedResponseError(context, 'not JSON');
     const response = this.apply(request);
     if (fault?.kind === 'commitThenDrop') throw new NetworkError(context, 'socket hang up');
+    if (fault?.kind === 'emptyAnswer') return { status: 204, body: null };
     if (fault?.kind === 'commitThenHang') await new Promise(() => {});
     return response;
   }

@@ -173,6 +173,27 @@ describe('OutboxPusher.pushOnce', () => {
     expect(await pusher.pushOnce({ ignoreBackoff: true })).toMatchObject({ done: 1 });
   });
 
+  it('marks an update done, sent once, when its 2xx answer is malformed', async () => {
+    const { db, fake, pusher, queue } = setup();
+    seedTask(db, fake, 't_9', 'p_1');
+    const id = queue('task.update', 'p_1', { progress: 40 }, 't_9');
+    fake.faults.push({ kind: 'malformed' });
+    expect(await pusher.pushOnce()).toMatchObject({ done: 1, retried: 0, pending: 0 });
+    expect(getOutboxItem(db, id)).toMatchObject({ state: 'done' });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('marks an edit done with a note when its answer cannot be mirrored', async () => {
+    const { db, fake, pusher, queue } = setup();
+    seedTask(db, fake, 't_9', 'p_1');
+    const id = queue('task.update', 'p_1', { progress: 40 }, 't_9');
+    fake.faults.push({ kind: 'emptyAnswer' });
+    expect(await pusher.pushOnce()).toMatchObject({ done: 1, pending: 0 });
+    expect(getOutboxItem(db, id)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(getOutboxItem(db, id)?.lastError).toMatch(/done; the answer was not mirrored/);
+    expect(await pusher.pushOnce({ ignoreBackoff: true })).toMatchObject({ sent: 0 });
+  });
+
   it('waits out a 429 as told without counting it as an attempt', async () => {
     const { db, clock, fake, pusher, queue } = setup();
     const id = queue('task.create', 'p_1', newTask('A'));
