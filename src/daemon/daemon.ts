@@ -133,6 +133,8 @@ export class Daemon {
    */
   async start(): Promise<void> {
     const signal = this.controller.signal;
+    // `push` checks this, so that two pushers never resend each other's items.
+    this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     this.listener?.start(signal);
     this.pusher.start(signal);
     const mirrored = this.facts.projectIds();
@@ -161,6 +163,7 @@ export class Daemon {
       this.listener?.stop(),
     ]);
     this.options.engine.persistBudget();
+    this.state.delete(STATE_KEYS.daemon);
   }
 
   /** True while the realtime channel is connected. */
@@ -268,4 +271,16 @@ function summary(plan: DailyPlan) {
 
 function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
+
+/** The pid of a `projmirror run` alive on this mirror, if any (its row outlives a crash; the pid does not). */
+export function runningDaemonPid(db: Db): number | undefined {
+  const pid = new DaemonStateRepository(db).get<{ pid?: number }>(STATE_KEYS.daemon)?.pid;
+  if (typeof pid !== 'number' || pid === process.pid) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
 }

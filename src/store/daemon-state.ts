@@ -2,12 +2,13 @@
 import type { Db } from './database.js';
 
 /** Keys of `daemon_state`. */
-export const STATE_KEYS = { budget: 'budget', plan: 'plan' } as const;
+export const STATE_KEYS = { budget: 'budget', plan: 'plan', daemon: 'daemon' } as const;
 
 /** Reads and writes `daemon_state` values as JSON. */
 export class DaemonStateRepository {
   private readonly getStmt;
   private readonly setStmt;
+  private readonly deleteStmt;
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string], { value: string }>(
@@ -17,6 +18,11 @@ export class DaemonStateRepository {
       `INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
     );
+    this.deleteStmt = db.prepare('DELETE FROM daemon_state WHERE key = ?');
+  }
+
+  delete(key: string): void {
+    this.deleteStmt.run(key);
   }
 
   /** The value under `key`, or undefined when absent or unreadable. */

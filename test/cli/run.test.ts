@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { startCli } from '../fixtures/cli.js';
+import { runCli, startCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
@@ -51,6 +51,18 @@ describe('projmirror run', () => {
     expect(metrics).toContain('projmirror_realtime_connected 1');
     expect(metrics).toMatch(/projmirror_quota_remaining \d+/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    const push = await runCli([
+      'push',
+      '--base-url',
+      sim.baseUrl,
+      '--token-file',
+      join(dir, 'token'),
+      '--db',
+      file,
+    ]);
+    expect(push.code).toBe(2);
+    expect(push.stderr).toMatch(/projmirror run \(pid \d+\) pushes this mirror's outbox/);
 
     const stopAt = Date.now();
     daemon.child.kill('SIGTERM');

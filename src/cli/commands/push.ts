@@ -1,5 +1,7 @@
 /** `projmirror push`: send every pending outbox item once, then exit. */
+import { runningDaemonPid } from '../../daemon/daemon.js';
 import { createPusher } from '../../daemon/wiring.js';
+import { UsageError } from '../../domain/index.js';
 import type { PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
@@ -26,6 +28,13 @@ export const pushCommand: CliCommand = {
   handler: async (args) => {
     const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
     const { engine, logger, db } = session;
+    const daemonPid = runningDaemonPid(db);
+    if (daemonPid !== undefined) {
+      await session.close();
+      throw new UsageError(
+        `projmirror run (pid ${daemonPid}) pushes this mirror's outbox; stop it before running push`,
+      );
+    }
     const pusher = createPusher(engine, db, logger, { maxRateLimitWaitMs: PUSH_MAX_WAIT_MS });
     const controller = new AbortController();
     const stop = () => controller.abort(new Error('interrupted'));
