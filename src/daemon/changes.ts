@@ -18,6 +18,7 @@ import {
 import type { ApplyOutcome, Mirror } from '../mirror/index.js';
 import type { RefreshPart, RefreshRequest } from '../realtime/index.js';
 
+/** The mirror and remote the applier writes through, and the daemon's passes it may ask for. */
 export interface ChangeApplierOptions {
   mirror: Mirror;
   remote: RemoteApi;

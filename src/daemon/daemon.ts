@@ -19,6 +19,7 @@ import { MirrorFacts } from './mirror-facts.js';
 /** The quota assumed until the service has told us its own (spec section 8). */
 export const DEFAULT_QUOTA_LIMIT = 5_000;
 
+/** What the daemon is built from: the wired engine and the daemon's own settings. */
 export interface DaemonOptions {
   engine: Engine;
   db: Db;

@@ -12,6 +12,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
 ];
 
+/** Level, destination and the secret to scrub from every line. */
 export interface LoggerOptions {
   level: string;
   /** Where lines go; stdout by default. */

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { DailyPlan } from '../budget/plan.js';
 import { errorLine, type Clock } from '../domain/index.js';
 
+/** The clock, the plan and the poll the scheduler drives. */
 export interface PollSchedulerOptions {
   clock: Clock;
   logger: Logger;

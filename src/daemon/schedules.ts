@@ -9,6 +9,7 @@ export const DEFAULT_RECONCILE_CRON = '15 0 * * *';
 export const DEFAULT_HISTORY_RETENTION_DAYS = 365;
 export const SCHEDULE_TIMEZONE = 'UTC';
 
+/** The cron expression and the two jobs it runs. */
 export interface ScheduleOptions {
   reconcileCron: string;
   logger: Logger;

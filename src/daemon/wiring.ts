@@ -26,6 +26,7 @@ export interface ServiceSettings {
   routes?: unknown;
 }
 
+/** What a command adds to the settings when wiring the engine. */
 export interface EngineOptions {
   db: Db;
   logger: Logger;

@@ -51,6 +51,7 @@ export interface PlanStatus {
   stalenessBoundSeconds: number;
 }
 
+/** Everything `status` shows, as `--json` prints it. */
 export interface StatusReport {
   now: string;
   projects: ProjectStatus[];
