@@ -167,6 +167,11 @@ export function resolveRemoteSettings(args: Record<string, unknown>): RemoteSett
   const caFile =
     typeof args['caFile'] === 'string' && args['caFile'] !== '' ? args['caFile'] : undefined;
   if (caFile !== undefined) readSecretFile(caFile, `--ca-file ${caFile}`);
+  if (args['token'] !== undefined && process.env['PROJMIRROR_TOKEN'] === undefined) {
+    throw new UsageError(
+      'a token in the config file is refused; put it in a file named by token-file',
+    );
+  }
   return {
     baseUrl,
     token: readToken(args['tokenFile']),

@@ -101,6 +101,12 @@ describe('projmirror sync', () => {
     ]);
     expect(malformed.code).toBe(2);
     expectOneLineError(malformed, /cannot read token file .*nope/);
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ 'base-url': sim.baseUrl, token: TOKEN }));
+    const inConfig = await runCli(['sync', '--config', config, '--db', db]);
+    expect(inConfig.code).toBe(2);
+    expectOneLineError(inConfig, /a token in the config file is refused/);
+    expect(inConfig.stderr).not.toContain(TOKEN);
     expect(sim.requestLog.count()).toBe(0);
   });
 
