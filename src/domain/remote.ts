@@ -6,6 +6,9 @@
 import type { Dependency, JsonObject, Member, Project, Resource, Task } from './records.js';
 import type { RouteName } from './routes.js';
 
+/** The largest `pageSize` list tasks accepts (spec 4.2 and 8). */
+export const MAX_PAGE_SIZE = 500;
+
 /** The answer to a conditional GET: `notModified` when the service said 304. */
 export type Conditional<T> =
   | { notModified: true; etag: string | undefined }

@@ -1,13 +1,12 @@
 /** The mirror engine's options, progress events and reports. */
 import type { Logger } from 'pino';
-import type { Clock, RemoteApi, RequestPurpose } from '../domain/index.js';
+import { MAX_PAGE_SIZE, type Clock, type RemoteApi, type RequestPurpose } from '../domain/index.js';
+
+export { MAX_PAGE_SIZE };
 import type { Db } from '../store/database.js';
 
 /** Rows asked for per list-tasks page: the service's maximum (spec 4.2). */
 export const DEFAULT_PAGE_SIZE = 500;
-
-/** The largest page size the service accepts. */
-export const MAX_PAGE_SIZE = 500;
 
 /** A full read is repeated at most once when the collection moved under it (spec 4.2 rule 4). */
 export const MAX_READ_ATTEMPTS = 2;

@@ -5,6 +5,7 @@
 import type { Agent } from 'undici';
 import {
   MalformedResponseError,
+  MAX_PAGE_SIZE,
   RemoteStatusError,
   UsageError,
   type CallOptions,
@@ -27,9 +28,6 @@ import { resolveOptions, type HttpRemoteOptions, type ResolvedOptions } from './
 import { countHeader, parseBody } from './responses.js';
 import { header, Transport, type RawResponse } from './transport.js';
 import { checkList, checkProject, checkRecord, checkTask, type RecordKind } from './validate.js';
-
-/** The largest `pageSize` the service accepts. */
-export const MAX_PAGE_SIZE = 500;
 
 /** What the health probe saw. */
 export interface HealthResult {

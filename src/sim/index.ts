@@ -79,5 +79,6 @@ export type { MemberInput } from './service/roster.js';
 export type { FixtureProject, FixtureTask, SimFixture } from './seed/fixture.js';
 export { SEED_TIMESTAMP } from './seed/random.js';
 export type { LimitSettings, TokenUsage } from './limits/limits.js';
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/paging.js';
+export { DEFAULT_PAGE_SIZE } from './http/paging.js';
+export { MAX_PAGE_SIZE } from '../domain/index.js';
 export { hashToken, TOKEN_PREFIX } from './model/tokens.js';

@@ -1,7 +1,8 @@
 /** The simulator's options, their defaults (with units) and their resolution, done once. */
 import { systemClock, UsageError, type Clock } from '../domain/index.js';
 import type { FaultRule } from './faults.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/paging.js';
+import { MAX_PAGE_SIZE } from '../domain/index.js';
+import { DEFAULT_PAGE_SIZE } from './http/paging.js';
 import type { LimitSettings } from './limits/limits.js';
 import { DEFAULT_REQUEST_LOG_LIMIT } from './request-log.js';
 import type { SimFixture } from './seed/fixture.js';

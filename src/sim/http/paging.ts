@@ -1,10 +1,9 @@
 /** The `page` and `pageSize` query parameters of list tasks (spec 4.2). */
+import { MAX_PAGE_SIZE } from '../../domain/index.js';
 import { validationFailed } from '../errors.js';
 
 /** The page size when the client sends none (the spec shows no default). */
 export const DEFAULT_PAGE_SIZE = 100;
-/** The largest page size the service accepts. */
-export const MAX_PAGE_SIZE = 500;
 
 /** A checked page request: `page` is 1-indexed. */
 export interface PageRequest {
