@@ -15,7 +15,6 @@ import {
 import { mirrorApplyResult, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
-import { MirrorStore } from '../store/mirror-store.js';
 
 /** How to reach the service, already checked by the CLI. */
 export interface ServiceSettings {
@@ -105,7 +104,7 @@ export function createPusher(
     remote: engine.remote,
     clock: engine.clock,
     logger: logger.child({ subsystem: 'outbox' }),
-    applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
+    applyResult: mirrorApplyResult(engine.mirror, engine.mirror.store),
     ...options,
   });
 }

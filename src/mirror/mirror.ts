@@ -64,6 +64,11 @@ export class Mirror {
     };
   }
 
+  /** The repositories the engine writes through, for writers that must share its connection. */
+  get store(): MirrorStore {
+    return this.deps.store;
+  }
+
   /**
    * Lists projects once, then passes over each of `projectIds` (default: every listed project,
    * and then projects no longer listed are deleted from the mirror). A failing project does not
