@@ -5,7 +5,7 @@
  */
 import type { ProjectSyncResult, SyncReport } from '../src/mirror/index.js';
 import { duration, num, type Figure } from './figure.js';
-import { benchEngine, since, spawnSimulator, tempMirror } from './harness.js';
+import { benchEngine, since, spawnSimulator, tempMirror, type TempMirror } from './harness.js';
 import { fetchPages, rawInsertRate } from './raw-limit.js';
 
 /** Tasks in the project (issue 6, benchmark 1). */
@@ -20,26 +20,40 @@ interface Pass {
   project: ProjectSyncResult;
 }
 
-/** Runs benchmarks 1 and 2; returns their figures. */
+/** Cold syncs timed, each into a fresh mirror; the fastest counts (the machine is shared). */
+export const COLD_SYNC_RUNS = 2;
+
+/**
+ * Runs benchmarks 1 and 2; returns their figures. The raw limit is measured before and after the
+ * cold syncs, and its best run counts too, so that a noisy moment favours neither side.
+ */
 export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figure[]> {
   const sim = await spawnSimulator(['--no-limits', '--projects', '1', '--tasks', String(tasks)]);
-  const mirror = tempMirror();
+  const mirrors: TempMirror[] = [];
   try {
     const pages = await fetchPages(sim.baseUrl, sim.token, PROJECT_ID, tasks);
     const rawBefore = rawInsertRate(PROJECT_ID, pages);
-    const engine = benchEngine(sim.baseUrl, sim.token, mirror.db, { limits: false });
-    const stamp = () => tasksStamp(mirror.db);
-    const cold = await timedPass(() => engine.mirror.syncAll());
-    const held = mirror.db.prepare('SELECT count(*) FROM tasks').pluck().get() as number;
-    const before = stamp();
-    const warm = await timedPass(() => engine.mirror.syncAll());
-    const untouched = stamp() === before;
-    await engine.close();
-    const rawAfter = rawInsertRate(PROJECT_ID, pages);
-    const raw = Math.max(rawBefore, rawAfter);
-    return [coldFigure(cold, held, tasks, raw), warmFigure(warm, cold, untouched)];
+    let cold: Pass | undefined;
+    let warm: { pass: Pass; untouched: boolean; held: number } | undefined;
+    for (let run = 0; run < COLD_SYNC_RUNS; run += 1) {
+      const mirror = tempMirror();
+      mirrors.push(mirror);
+      const engine = benchEngine(sim.baseUrl, sim.token, mirror.db, { limits: false });
+      const pass = await timedPass(() => engine.mirror.syncAll());
+      if (cold === undefined || pass.ms < cold.ms) cold = pass;
+      const held = mirror.db.prepare('SELECT count(*) FROM tasks').pluck().get() as number;
+      const before = tasksStamp(mirror.db);
+      const second = await timedPass(() => engine.mirror.syncAll());
+      warm = { pass: second, untouched: tasksStamp(mirror.db) === before, held };
+      await engine.close();
+    }
+    const raw = Math.max(rawBefore, rawInsertRate(PROJECT_ID, pages));
+    return [
+      coldFigure(cold!, warm!.held, tasks, raw),
+      warmFigure(warm!.pass, cold!, warm!.untouched),
+    ];
   } finally {
-    mirror.dispose();
+    for (const mirror of mirrors) mirror.dispose();
     await sim.close();
   }
 }
@@ -62,13 +76,13 @@ function tasksStamp(db: import('../src/store/database.js').Db): string {
 }
 
 function coldFigure(cold: Pass, held: number, tasks: number, raw: number): Figure {
-  const rate = held / (cold.ms / 1_000);
+  const rate = tasks / (cold.ms / 1_000);
   const ratio = rate / raw;
   const complete = held === tasks;
   return {
     id: '1',
     title: `Cold sync, ${num(tasks)} tasks, loopback, limits off`,
-    value: `${num(rate)} tasks/s (${duration(cold.ms)}, ${cold.report.requests} requests)`,
+    value: `${num(rate)} tasks/s (best of ${COLD_SYNC_RUNS}: ${duration(cold.ms)}, ${cold.report.requests} requests)`,
     baseline: `raw limit ${num(raw)} tasks/s (JSON.parse + plain insert loop): ratio ${num(ratio, 2)}`,
     target: `ratio >= ${COLD_SYNC_TARGET_RATIO}`,
     met: complete && ratio >= COLD_SYNC_TARGET_RATIO,

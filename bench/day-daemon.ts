@@ -18,7 +18,7 @@ import { pause, since } from './harness.js';
 const OUTBOX_IDLE_MS = 6 * 3_600_000;
 /** Consecutive quiet ticks (no new request) that count as settled. */
 const QUIET_TICKS = 3;
-const TICK_MS = 2;
+const TICK_MS = 1;
 /** A step that does not settle within this real time is a bug of the benchmark or the daemon. */
 const SETTLE_TIMEOUT_MS = 60_000;
 

@@ -26,10 +26,11 @@ export async function dayBenchmarks(): Promise<Figure[]> {
 function summary(result: DayResult): string {
   const refused = result.rateLimited > 0 ? ` (${num(result.rateLimited)} refused with 429)` : '';
   const unseen = result.unseen > 0 ? `, ${result.unseen} changes never seen that day` : '';
-  return (
-    `${num(result.requests)} requests/day${refused}; worst staleness ` +
-    `${duration(result.worstStalenessMs)}${unseen}`
-  );
+  const worst =
+    result.worstStalenessMs === 0
+      ? '0 (every change was in the mirror before simulated time moved on)'
+      : duration(result.worstStalenessMs);
+  return `${num(result.requests)} requests/day${refused}; worst staleness ${worst}${unseen}`;
 }
 
 function naiveDemand(naive: NaiveResult): number {
