@@ -15,10 +15,17 @@ export interface BenchDaemon {
   stop(): Promise<void>;
 }
 
+/** How a benchmark wants its daemon: its clock, whether it listens on realtime, other options. */
+export interface BenchDaemonOptions {
+  clock?: Clock;
+  realtime: boolean;
+  daemon?: Partial<DaemonOptions>;
+}
+
 /** Wires and starts a daemon on a fresh mirror of `sim`, with or without realtime. */
 export async function startBenchDaemon(
   sim: Simulator,
-  options: { clock?: Clock; realtime: boolean; daemon?: Partial<DaemonOptions> },
+  options: BenchDaemonOptions,
 ): Promise<BenchDaemon> {
   const bench = createBenchDaemon(sim, options);
   await bench.daemon.start();
@@ -29,10 +36,7 @@ export async function startBenchDaemon(
  * Wires a daemon on a fresh mirror of `sim` without starting it: on a manual clock the caller
  * must step time while `daemon.start()` runs its first sync.
  */
-export function createBenchDaemon(
-  sim: Simulator,
-  options: { clock?: Clock; realtime: boolean; daemon?: Partial<DaemonOptions> },
-): BenchDaemon {
+export function createBenchDaemon(sim: Simulator, options: BenchDaemonOptions): BenchDaemon {
   const mirror = tempMirror();
   const engine = benchEngine(sim.baseUrl, sim.token, mirror.db, {
     ...(options.clock ? { clock: options.clock } : {}),
