@@ -28,8 +28,12 @@ import {
 const TOKEN = 'glt_test_reliability_kill_sync';
 const ROUNDS = 10;
 const PROJECTS = ['p_1', 'p_2'];
-/** Requests of one sync: list projects, then per project get project, 3 task pages, 3 lists. */
-const REQUESTS_PER_SYNC = 1 + PROJECTS.length * 7;
+/**
+ * Requests of one sync: list projects, then per project 3 task pages and 3 lists. The kill comes
+ * after one of the first 12, so that every round is killed before the sync can finish.
+ */
+const REQUESTS_PER_SYNC = 1 + PROJECTS.length * 6;
+const KILL_BEFORE_REQUEST = REQUESTS_PER_SYNC - 1;
 const KILL_DELAY_MAX_MS = 25;
 const CHURN = 15;
 
@@ -96,7 +100,7 @@ export async function killSyncRounds(): Promise<number> {
       states.get(id)!.add(taskLines(sim.service.listTasks(id)).join('\n'));
     }
     arrivals = 0;
-    killAt = 1 + Math.floor(random() * REQUESTS_PER_SYNC);
+    killAt = 1 + Math.floor(random() * KILL_BEFORE_REQUEST);
     running = spawnCli(args);
     const exit = await running.exit;
     if (exit.signal === 'SIGKILL') killed += 1;
