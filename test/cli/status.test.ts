@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quotaStatus, type StatusReport } from '../../src/cli/status/gather.js';
@@ -64,10 +64,15 @@ describe('projmirror status', () => {
     expect(text.stdout).toContain('outbox: 1 pending');
   });
 
-  it('exits 2 naming a missing mirror', async () => {
-    const run = await runCli(['status', '--db', join(tempDir(), 'none.sqlite')]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/no mirror at .*none\.sqlite/);
+  it('shows an empty status, exit 0, when there is no mirror yet, without creating one', async () => {
+    const file = join(tempDir(), 'none.sqlite');
+    const run = await runCli(['status', '--json', '--db', file]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/no mirror at .*none\.sqlite yet/);
+    const report = JSON.parse(run.stdout) as StatusReport;
+    expect(report.projects).toEqual([]);
+    expect(report.outbox.counts.pending).toBe(0);
+    expect(existsSync(file)).toBe(false);
   });
 });
 

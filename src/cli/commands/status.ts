@@ -1,6 +1,5 @@
 /** `projmirror status [--json]`: freshness, quota, plan and outbox, from the mirror alone. */
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../domain/index.js';
 import { openDatabase } from '../../store/database.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
@@ -19,8 +18,11 @@ export const statusCommand: CliCommand = {
     }),
   handler: async (args) => {
     const file = String(args['db']);
-    if (!existsSync(file)) throw new UsageError(`no mirror at ${file}; run projmirror sync first`);
-    const db = openDatabase(file, { readonly: true });
+    // No mirror yet is a state, not an error: show it empty (without creating the file).
+    const exists = existsSync(file);
+    if (!exists)
+      process.stderr.write(`projmirror: no mirror at ${file} yet; run projmirror sync\n`);
+    const db = exists ? openDatabase(file, { readonly: true }) : openDatabase(':memory:');
     try {
       const report = gatherStatus(db, Date.now());
       process.stdout.write(
