@@ -4,7 +4,7 @@
  * of the day, each of a different task, with the instant each one reached a mirror.
  */
 import { startSimulator, type Simulator } from '../src/sim/index.js';
-import { StepClock } from './step-clock.js';
+import { ManualClock } from '../src/domain/index.js';
 
 export const DAY_PROJECTS = 10;
 export const DAY_TASKS_PER_PROJECT = 2_000;
@@ -28,14 +28,14 @@ export interface Change {
 
 /** A fresh simulator and clock at the start of the day, and the day's changes (none applied). */
 export interface DayWorkload {
-  clock: StepClock;
+  clock: ManualClock;
   sim: Simulator;
   changes: Change[];
 }
 
 /** Starts the workload; every call gives the same data and the same changes. */
 export async function startDayWorkload(): Promise<DayWorkload> {
-  const clock = new StepClock(DAY_START);
+  const clock = new ManualClock(DAY_START);
   const sim = await startSimulator({
     clock,
     seed: SEED,

@@ -6,3 +6,4 @@ export * from './records.js';
 export * from './remote.js';
 export * from './routes.js';
 export * from './tls.js';
+export * from './manual-clock.js';
