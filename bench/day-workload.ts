@@ -3,7 +3,7 @@
  * under the spec's limits (60 a minute, 5,000 a day), and 500 renames at seeded random instants
  * of the day, each of a different task, with the instant each one reached a mirror.
  */
-import { startSimulator, type Simulator } from '../src/sim/index.js';
+import { Prng, startSimulator, type Simulator } from '../src/sim/index.js';
 import { ManualClock } from '../src/domain/index.js';
 
 export const DAY_PROJECTS = 10;
@@ -49,7 +49,8 @@ export async function startDayWorkload(): Promise<DayWorkload> {
 
 /** 500 renames at seeded instants, each of a different task, in time order. */
 function planChanges(sim: Simulator): Change[] {
-  const random = mulberry32(SEED);
+  const prng = new Prng(SEED);
+  const random = () => prng.next();
   const projects = sim.service.listProjects().map((project) => project.id);
   const tasks = new Map(projects.map((id) => [id, sim.service.listTasks(id)]));
   const used = new Set<string>();
@@ -81,16 +82,4 @@ export function applyDueChanges(workload: DayWorkload, next: { index: number }):
 /** The worst staleness of the changes, counting one never seen as stale until `endAt`. */
 export function worstStaleness(changes: readonly Change[], endAt: number): number {
   return Math.max(0, ...changes.map((change) => (change.landedAt ?? endAt) - change.at));
-}
-
-/** A small seeded PRNG (mulberry32), in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }

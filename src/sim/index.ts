@@ -78,6 +78,7 @@ export type { ProjectChanges, ProjectInput, TokenInput } from './service/project
 export type { MemberInput } from './service/roster.js';
 export type { FixtureProject, FixtureTask, SimFixture } from './seed/fixture.js';
 export { SEED_TIMESTAMP } from './seed/random.js';
+export { Prng } from './model/prng.js';
 export type { LimitSettings, TokenUsage } from './limits/limits.js';
 export { DEFAULT_PAGE_SIZE } from './http/paging.js';
 export { MAX_PAGE_SIZE } from '../domain/index.js';

@@ -4,29 +4,25 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
+import type { Simulator } from '../../src/sim/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
 const TOKEN = 'glt_test_cli_run_0123456789';
 
+/** A temp dir with the token file, and the `run` arguments that reach `sim` with it. */
+function runArgs(sim: Simulator): { dir: string; file: string; args: string[] } {
+  const dir = tempDir();
+  const file = join(dir, 'm.sqlite');
+  writeFileSync(join(dir, 'token'), TOKEN);
+  const args = ['run', '--base-url', sim.baseUrl, '--token-file', join(dir, 'token'), '--db', file];
+  return { dir, file, args };
+}
+
 describe('projmirror run', () => {
   it('shows a remote change within a second, serves metrics, and exits 0 soon after SIGTERM', async () => {
     const sim = await startTestSimulator({ projects: 2, tasks: [40, 4], tokens: [TOKEN] });
-    const dir = tempDir();
-    const file = join(dir, 'm.sqlite');
-    writeFileSync(join(dir, 'token'), TOKEN);
-    const daemon = startCli([
-      'run',
-      '--base-url',
-      sim.baseUrl,
-      '--realtime-url',
-      sim.realtimeUrl,
-      '--token-file',
-      join(dir, 'token'),
-      '--db',
-      file,
-      '--metrics-port',
-      '0',
-    ]);
+    const { dir, file, args } = runArgs(sim);
+    const daemon = startCli([...args, '--realtime-url', sim.realtimeUrl, '--metrics-port', '0']);
     const portLine = await daemon.waitForLine(/metrics listening/);
     const port = (JSON.parse(portLine) as { port: number }).port;
     await daemon.waitForLine(/daemon started/);
@@ -81,17 +77,7 @@ describe('projmirror run', () => {
       tokens: [TOKEN],
       delayMs: 400,
     });
-    const dir = tempDir();
-    writeFileSync(join(dir, 'token'), TOKEN);
-    const daemon = startCli([
-      'run',
-      '--base-url',
-      sim.baseUrl,
-      '--token-file',
-      join(dir, 'token'),
-      '--db',
-      join(dir, 'm.sqlite'),
-    ]);
+    const daemon = startCli(runArgs(sim).args);
     await daemon.waitForLine(/sync progress|project synced/);
     const stopAt = Date.now();
     daemon.child.kill('SIGTERM');
@@ -103,19 +89,7 @@ describe('projmirror run', () => {
 
   it('exits 2 naming a bad cron expression, before any request', async () => {
     const sim = await startTestSimulator({ tokens: [TOKEN] });
-    const dir = tempDir();
-    writeFileSync(join(dir, 'token'), TOKEN);
-    const run = startCli([
-      'run',
-      '--base-url',
-      sim.baseUrl,
-      '--token-file',
-      join(dir, 'token'),
-      '--db',
-      join(dir, 'm.sqlite'),
-      '--reconcile-cron',
-      'at noon',
-    ]);
+    const run = startCli([...runArgs(sim).args, '--reconcile-cron', 'at noon']);
     const ended = await run.ended;
     expect(ended.code).toBe(2);
     expect(ended.stderr.trim()).toBe(

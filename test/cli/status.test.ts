@@ -78,48 +78,27 @@ describe('projmirror status', () => {
 
 describe('quota outlook', () => {
   const midnight = Date.UTC(2026, 10, 21);
+  /** What the governor saved: `remaining` of 5,000 left as of `observedAt`. */
+  const budget = (remaining: number, observedAt: number) => ({
+    quotaLimit: 5000,
+    quotaRemaining: remaining,
+    observedAt,
+    sentInWindow: 0,
+    sentTotal: 0,
+    takenAt: 0,
+  });
 
   it("says when the quota runs out at today's rate", () => {
     // 3,000 used in 6 hours: 500 an hour, 2,000 left: out 4 hours later.
-    const status = quotaStatus(
-      {
-        quotaLimit: 5000,
-        quotaRemaining: 2000,
-        observedAt: midnight + 6 * HOUR,
-        sentInWindow: 0,
-        sentTotal: 0,
-        takenAt: 0,
-      },
-      midnight + 6 * HOUR,
-    );
+    const status = quotaStatus(budget(2000, midnight + 6 * HOUR), midnight + 6 * HOUR);
     expect(status.ratePerHour).toBe(500);
     expect(status.exhaustedAt).toBe(new Date(midnight + 10 * HOUR).toISOString());
   });
 
   it('lasts until the reset at a low rate, and forgets figures from an earlier day', () => {
-    const low = quotaStatus(
-      {
-        quotaLimit: 5000,
-        quotaRemaining: 4900,
-        observedAt: midnight + 10 * HOUR,
-        sentInWindow: 0,
-        sentTotal: 0,
-        takenAt: 0,
-      },
-      midnight + 10 * HOUR,
-    );
+    const low = quotaStatus(budget(4900, midnight + 10 * HOUR), midnight + 10 * HOUR);
     expect(low.exhaustedAt).toBeNull();
-    const stale = quotaStatus(
-      {
-        quotaLimit: 5000,
-        quotaRemaining: 10,
-        observedAt: midnight - HOUR,
-        sentInWindow: 0,
-        sentTotal: 0,
-        takenAt: 0,
-      },
-      midnight + HOUR,
-    );
+    const stale = quotaStatus(budget(10, midnight - HOUR), midnight + HOUR);
     expect(stale.remaining).toBe(5000);
   });
 });

@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { RealtimeListener, type Change } from '../../src/realtime/index.js';
-import { FakeClock } from '../fixtures/clock.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../fixtures/db.js';
-import { LEVEL, captureLogger } from './capture-log.js';
+import { LEVEL } from './capture-log.js';
+import { startListener } from './start-listener.js';
 import { startWsServer, waitFor } from './servers.js';
 
 const TOKEN = 'glt_test_realtime_tls_a41e';
@@ -24,23 +23,7 @@ beforeAll(async () => {
   pems = { key: generated.private, cert: generated.cert };
 });
 
-function listen(url: URL, caFile: string | undefined) {
-  const clock = new FakeClock();
-  const log = captureLogger();
-  const changes: Change[] = [];
-  const listener = new RealtimeListener({
-    url,
-    token: TOKEN,
-    caFile,
-    clock,
-    logger: log.logger,
-    onChange: (change) => changes.push(change),
-    random: () => 0.5,
-  });
-  onTestFinished(() => listener.stop());
-  listener.start();
-  return { listener, clock, log, changes };
-}
+const listen = (url: URL, caFile: string | undefined) => startListener(url, TOKEN, caFile);
 
 describe('RealtimeListener over TLS', () => {
   it('trusts a self-signed service through the CA file and receives its events', async () => {

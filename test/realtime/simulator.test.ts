@@ -1,35 +1,16 @@
 import { Agent, request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RealtimeEvent } from '../../src/domain/index.js';
-import {
-  DEFAULT_TOKEN_REFUSED_RETRY_MS,
-  RealtimeListener,
-  type Change,
-} from '../../src/realtime/index.js';
-import { FakeClock } from '../fixtures/clock.js';
+import { DEFAULT_TOKEN_REFUSED_RETRY_MS, type Change } from '../../src/realtime/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
-import { captureLogger, LEVEL } from './capture-log.js';
+import { startListener } from './start-listener.js';
+import { LEVEL } from './capture-log.js';
 import { waitFor, waitForPause } from './servers.js';
 
 const TOKEN = 'glt_test_realtime_sim_7d20c9';
 
-function listen(url: string, token: string, caFile: string | undefined) {
-  const clock = new FakeClock();
-  const log = captureLogger();
-  const changes: Change[] = [];
-  const listener = new RealtimeListener({
-    url: new URL(url),
-    token,
-    caFile,
-    clock,
-    logger: log.logger,
-    onChange: (change) => changes.push(change),
-    random: () => 0.5,
-  });
-  onTestFinished(() => listener.stop());
-  listener.start();
-  return { listener, clock, log, changes };
-}
+const listen = (url: string, token: string, caFile: string | undefined) =>
+  startListener(new URL(url), token, caFile);
 
 const eventsOf = (changes: Change[], type: RealtimeEvent['type']): RealtimeEvent[] =>
   changes.flatMap((change) =>

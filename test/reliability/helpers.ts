@@ -12,7 +12,7 @@ import pino from 'pino';
 import { wireEngine } from '../../src/daemon/wiring.js';
 import type { SyncReport } from '../../src/mirror/index.js';
 import { mirrorApplyResult, OutboxPusher, type PushReport } from '../../src/outbox/index.js';
-import type { Simulator } from '../../src/sim/index.js';
+import { Prng, type Simulator } from '../../src/sim/index.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { CLI_NODE_ARGS } from '../fixtures/cli.js';
@@ -165,16 +165,10 @@ export function differences(db: Db, sim: Simulator): string[] {
   return found;
 }
 
-/** A seeded PRNG (mulberry32) in [0, 1), so that kill points repeat from run to run. */
+/** A seeded PRNG in [0, 1) (the simulator's), so that kill points repeat from run to run. */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const prng = new Prng(seed);
+  return () => prng.next();
 }
 
 /** Polls `check` every 20 ms (real time) until it returns true; false after `timeoutMs`. */
