@@ -59,7 +59,6 @@ export class Daemon {
   private readonly loops: Promise<void>[] = [];
   private readonly refreshes = new Set<Promise<void>>();
   private realtimeConnected = false;
-  private currentPlan: DailyPlan | undefined;
 
   constructor(options: DaemonOptions) {
     this.options = options;
@@ -177,7 +176,7 @@ export class Daemon {
     const now = this.clock.now();
     const budget = this.options.engine.governor.snapshot();
     const quotaLimit = budget.quotaLimit ?? DEFAULT_QUOTA_LIMIT;
-    const plan = planDay({
+    return planDay({
       now,
       resetAt: budget.quotaResetAt ?? nextReset(now),
       quotaLimit,
@@ -189,13 +188,6 @@ export class Daemon {
       ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
       ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
     });
-    this.currentPlan = plan;
-    return plan;
-  }
-
-  /** Next poll time per project under the current plan. */
-  nextPolls(): Map<string, number> {
-    return this.scheduler.dueTimes(this.currentPlan ?? this.plan());
   }
 
   /** A reconcile of every project: one listing, then a pass over each. */

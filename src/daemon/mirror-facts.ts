@@ -12,8 +12,9 @@ export class MirrorFacts {
   constructor(db: Db) {
     this.idsStmt = db.prepare<[], string>('SELECT id FROM projects ORDER BY id').pluck();
     this.countsStmt = db.prepare<[], { id: string; taskCount: number }>(
-      `SELECT p.id AS id, (SELECT count(*) FROM tasks t WHERE t.project_id = p.id) AS taskCount
-       FROM projects p ORDER BY p.id`,
+      // The plan runs after every poll: the last pass's X-Total-Count, not a count of the rows.
+      `SELECT p.id AS id, coalesce(s.total_count, 0) AS taskCount
+       FROM projects p LEFT JOIN sync_state s ON s.project_id = p.id ORDER BY p.id`,
     );
     this.lastPassStmt = db
       .prepare<[string], string | null>('SELECT last_pass_at FROM sync_state WHERE project_id = ?')
