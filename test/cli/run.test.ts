@@ -22,7 +22,12 @@ describe('projmirror run', () => {
   it('shows a remote change within a second, serves metrics, and exits 0 soon after SIGTERM', async () => {
     const sim = await startTestSimulator({ projects: 2, tasks: [40, 4], tokens: [TOKEN] });
     const { dir, file, args } = runArgs(sim);
-    const daemon = startCli([...args, '--realtime-url', sim.realtimeUrl, '--metrics-port', '0']);
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ 'log-level': 'info' }));
+    const daemon = startCli([
+      ...args,
+      ...['--config', config, '--realtime-url', sim.realtimeUrl, '--metrics-port', '0'],
+    ]);
     const portLine = await daemon.waitForLine(/metrics listening/);
     const port = (JSON.parse(portLine) as { port: number }).port;
     await daemon.waitForLine(/daemon started/);
@@ -47,6 +52,11 @@ describe('projmirror run', () => {
     expect(metrics).toContain('projmirror_realtime_connected 1');
     expect(metrics).toMatch(/projmirror_quota_remaining \d+/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    writeFileSync(config, JSON.stringify({ 'log-level': 'debug' }));
+    daemon.child.kill('SIGHUP');
+    const reloaded = await daemon.waitForLine(/SIGHUP: config reloaded/);
+    expect(JSON.parse(reloaded)).toMatchObject({ level: 30, file: config, logLevel: 'debug' });
 
     const push = await runCli([
       'push',

@@ -152,7 +152,7 @@ function waitForStop(args: Record<string, unknown>, logger: import('pino').Logge
       const level = config['log-level'] ?? config['logLevel'];
       if (typeof level === 'string' && logger.levels.values[level] !== undefined)
         logger.level = level;
-      logger.info({ file, level: logger.level }, 'SIGHUP: config reloaded');
+      logger.info({ file, logLevel: logger.level }, 'SIGHUP: config reloaded');
     } catch (error) {
       logger.warn({ file, err: errorLine(error) }, 'SIGHUP: config not reloaded');
     }
