@@ -52,6 +52,14 @@ describe('projmirror run', () => {
     expect(metrics).toContain('projmirror_realtime_connected 1');
     expect(metrics).toMatch(/projmirror_quota_remaining \d+/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    sim.realtime.refuseNext(1_000);
+    sim.realtime.dropAll();
+    let health = 200;
+    for (let tries = 0; tries < 100 && health === 200; tries++) {
+      health = (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(health).toBe(503);
 
     writeFileSync(config, JSON.stringify({ 'log-level': 'debug' }));
     daemon.child.kill('SIGHUP');
