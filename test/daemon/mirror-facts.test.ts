@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { MirrorFacts } from '../../src/daemon/mirror-facts.js';
+import { tempDatabase } from '../fixtures/db.js';
+
+const DAY = 86_400_000;
+const now = Date.UTC(2026, 10, 21, 12, 0, 0);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function seeded() {
+  const { db } = tempDatabase();
+  db.prepare(
+    `INSERT INTO projects (id, name, active, data, synced_at) VALUES ('p_1', 'One', 1, '{}', ?), ('p_2', 'Two', 1, '{}', ?)`,
+  ).run(iso(now), iso(now));
+  db.prepare(
+    `INSERT INTO sync_state (project_id, backfill, total_count, last_pass_at, last_change_at)
+     VALUES ('p_1', 'done', 1200, ?, ?)`,
+  ).run(iso(now - 600_000), iso(now - 60_000));
+  const history = db.prepare(
+    `INSERT INTO task_history (task_id, project_id, observed_at, field, new_value) VALUES ('t_1', 'p_1', ?, 'name', 'x')`,
+  );
+  for (const age of [400, 366, 364, 1]) history.run(iso(now - age * DAY));
+  return { db, facts: new MirrorFacts(db) };
+}
+
+describe('MirrorFacts', () => {
+  it('sizes projects from the last pass and places their last consistent pass', () => {
+    const { facts } = seeded();
+    expect(facts.taskCounts()).toEqual([
+      { id: 'p_1', taskCount: 1200 },
+      { id: 'p_2', taskCount: 0 },
+    ]);
+    expect(facts.taskCounts(['p_2'])).toEqual([{ id: 'p_2', taskCount: 0 }]);
+    expect(facts.lastPassAt('p_1')).toBe(now - 600_000);
+    expect(facts.lastPassAt('p_2')).toBeUndefined();
+  });
+
+  it('measures lag from the latest pass or applied event', () => {
+    const { facts } = seeded();
+    expect(facts.lagSeconds(now)).toEqual(new Map([['p_1', 60]]));
+  });
+
+  it('prunes history older than the retention, and only that', () => {
+    const { db, facts } = seeded();
+    expect(facts.pruneHistory(now, 365)).toBe(2);
+    expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(2);
+  });
+});
