@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { UsageError } from '../domain/index.js';
+import { trustedCertificates, UsageError } from '../domain/index.js';
 
 /** The default mirror file. */
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
@@ -166,7 +166,8 @@ export function resolveRemoteSettings(args: Record<string, unknown>): RemoteSett
       : parseServiceUrl(args['realtimeUrl'], 'realtime-url', ['wss', 'ws']);
   const caFile =
     typeof args['caFile'] === 'string' && args['caFile'] !== '' ? args['caFile'] : undefined;
-  if (caFile !== undefined) readSecretFile(caFile, `--ca-file ${caFile}`);
+  // Checked before anything is opened: the same policy the client and the listener apply.
+  if (caFile !== undefined) trustedCertificates(caFile);
   if (args['token'] !== undefined && process.env['PROJMIRROR_TOKEN'] === undefined) {
     throw new UsageError(
       'a token in the config file is refused; put it in a file named by token-file',
