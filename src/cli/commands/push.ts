@@ -4,6 +4,7 @@ import { createPusher } from '../../daemon/wiring.js';
 import { UsageError } from '../../domain/index.js';
 import type { PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
+import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
 import { openSession } from '../session.js';
@@ -36,17 +37,15 @@ export const pushCommand: CliCommand = {
       );
     }
     const pusher = createPusher(engine, db, logger, { maxRateLimitWaitMs: PUSH_MAX_WAIT_MS });
-    const controller = new AbortController();
-    const stop = () => controller.abort(new Error('interrupted'));
-    process.once('SIGINT', stop).once('SIGTERM', stop);
+    const interrupt = abortOnSignals();
     try {
-      const report = await pusher.pushOnce({ signal: controller.signal, ignoreBackoff: true });
+      const report = await pusher.pushOnce({ signal: interrupt.signal, ignoreBackoff: true });
       logger.info({ ...report }, 'push done');
       const problem = pushProblemLine(report);
       if (problem !== undefined) process.stderr.write(`${problem}\n`);
       return report.pending === 0 ? EXIT_OK : EXIT_FAILED;
     } finally {
-      process.off('SIGINT', stop).off('SIGTERM', stop);
+      interrupt.dispose();
       await session.close();
     }
   },

@@ -1,5 +1,6 @@
 /** `projmirror sync`: one full, consistent pass over every project, then exit. */
 import type { CliCommand } from '../command.js';
+import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
 import { createProgressView, type ProgressView } from '../progress.js';
@@ -25,11 +26,9 @@ export const syncCommand: CliCommand = {
       () => engine.governor.snapshot().quotaRemaining,
     );
     views.current = view;
-    const controller = new AbortController();
-    const stop = () => controller.abort(new Error('interrupted'));
-    process.once('SIGINT', stop).once('SIGTERM', stop);
+    const interrupt = abortOnSignals();
     try {
-      const report = await engine.mirror.syncAll(settings.projects, { signal: controller.signal });
+      const report = await engine.mirror.syncAll(settings.projects, { signal: interrupt.signal });
       view.stop();
       logger.info({ requests: report.requests, projects: report.projects.length }, 'sync done');
       if (report.error) process.stderr.write(`projmirror: ${report.error}\n`);
@@ -38,7 +37,7 @@ export const syncCommand: CliCommand = {
       }
       return report.ok ? EXIT_OK : EXIT_FAILED;
     } finally {
-      process.off('SIGINT', stop).off('SIGTERM', stop);
+      interrupt.dispose();
       view.stop();
       await session.close();
     }
