@@ -1,6 +1,5 @@
 /** The outbox: the queue of local edits and the engine that pushes them exactly once. */
 export * from './apply.js';
-export * from './backoff.js';
 export * from './item.js';
 export * from './ops.js';
 export * from './pusher.js';

@@ -4,22 +4,26 @@
  * `start()`/`stop()` run passes for the daemon.
  */
 import type { Logger } from 'pino';
+import type { BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock, type RemoteApi } from '../domain/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { mirrorApplyResult, type ApplyResult } from './apply.js';
-import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_MAX_MS, type BackoffPolicy } from './backoff.js';
 import { ITEM_COLUMNS, rowToItem, type OutboxItem } from './item.js';
 import { recoverInterrupted } from './queue.js';
 import { sendItem, type Outcome } from './send.js';
 import { StoreMirrorWriter } from './store-writer.js';
 
+/** The ceiling of the wait after an item's first retryable failure; it doubles per failure. */
+export const DEFAULT_BACKOFF_BASE_MS = 1_000;
+/** The longest wait between two tries of one item. */
+export const DEFAULT_BACKOFF_MAX_MS = 5 * 60 * 1_000;
 /** Longest 429 pause a pass sits out; a longer one ends the pass with the items still pending. */
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 2 * 60 * 1_000;
 /** How often the running loop looks for new items (a plain SQL INSERT wakes nobody). */
 export const DEFAULT_IDLE_INTERVAL_MS = 1_000;
 
-/** Everything the pusher works with; see the defaults above and in `backoff.ts`. */
+/** Everything the pusher works with; see the defaults above. */
 export interface OutboxPusherOptions {
   db: Db;
   remote: RemoteApi;

@@ -3,6 +3,7 @@
  * The classification of errors lives here: what is retried, what is waited out, what fails.
  */
 import type { Logger } from 'pino';
+import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
 import {
   BudgetExhaustedError,
   errorLine,
@@ -14,7 +15,6 @@ import {
 } from '../domain/index.js';
 import type { Db } from '../store/database.js';
 import type { ApplyResult } from './apply.js';
-import { backoffDelayMs, type BackoffPolicy } from './backoff.js';
 import type { OutboxItem } from './item.js';
 import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
 import { claimItem, errorText, markDone, markFailed, reschedule } from './transitions.js';

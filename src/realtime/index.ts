@@ -1,10 +1,4 @@
 /** The realtime channel: the WebSocket listener, message decoding and the refresh coalescer. */
-export {
-  Backoff,
-  DEFAULT_RECONNECT_BASE_MS,
-  DEFAULT_RECONNECT_MAX_MS,
-  type BackoffOptions,
-} from './backoff.js';
 export type { Change, RealtimeStatus } from './change.js';
 export {
   Coalescer,
@@ -21,6 +15,8 @@ export {
   DEFAULT_CLOSE_TIMEOUT_MS,
   DEFAULT_HANDSHAKE_TIMEOUT_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_RECONNECT_BASE_MS,
+  DEFAULT_RECONNECT_MAX_MS,
   DEFAULT_STABLE_CONNECTION_MS,
   DEFAULT_TOKEN_REFUSED_RETRY_MS,
   RealtimeListener,

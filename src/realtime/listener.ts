@@ -7,13 +7,17 @@ import {
   trustedCertificates,
   type Clock,
 } from '../domain/index.js';
-import { Backoff, DEFAULT_RECONNECT_BASE_MS, DEFAULT_RECONNECT_MAX_MS } from './backoff.js';
+import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
 import type { Change, RealtimeStatus } from './change.js';
 import { Connection, isTokenRefusal, socketOptions, type CloseInfo } from './connection.js';
 import { decodeMessage } from './decode.js';
 import { DEFAULT_PING_INTERVAL_MS, DEFAULT_PONG_TIMEOUT_MS, runHeartbeat } from './heartbeat.js';
 import { ProblemLog, type RealtimeLogger } from './problem-log.js';
 
+/** The first reconnect waits up to this long. */
+export const DEFAULT_RECONNECT_BASE_MS = 1_000;
+/** No reconnect waits longer than this. */
+export const DEFAULT_RECONNECT_MAX_MS = 60_000;
 /** How long the upgrade may take before the attempt is abandoned. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 15_000;
 /** A connection that stayed up this long resets the backoff to its base. */
@@ -91,6 +95,7 @@ export class RealtimeListener {
       | 'closeTimeoutMs'
     >
   >;
+  private readonly reconnectBackoff: BackoffPolicy;
   private controller: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private connection: Connection | undefined;
@@ -117,6 +122,11 @@ export class RealtimeListener {
       pongTimeoutMs: options.pongTimeoutMs ?? DEFAULT_PONG_TIMEOUT_MS,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
       closeTimeoutMs: options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
+    };
+    this.reconnectBackoff = {
+      baseMs: options.reconnectBaseMs ?? DEFAULT_RECONNECT_BASE_MS,
+      maxMs: options.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS,
+      random: options.random ?? Math.random,
     };
   }
 
@@ -152,21 +162,18 @@ export class RealtimeListener {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    const backoff = new Backoff({
-      baseMs: this.options.reconnectBaseMs ?? DEFAULT_RECONNECT_BASE_MS,
-      maxMs: this.options.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS,
-      random: this.options.random,
-    });
+    // Failed attempts since the last connection that stayed up: the exponent of the backoff.
+    let failures = 0;
     const problems = new ProblemLog(this.logger);
     for (let attempt = 0; !signal.aborted; attempt += 1) {
       const outcome = await this.attempt(attempt > 0, signal, problems).catch(
         (failure: unknown): AttemptOutcome => ({ upMs: 0, failure }),
       );
       if (signal.aborted) break;
-      if (outcome.upMs >= this.timing.stableConnectionMs) backoff.reset();
+      if (outcome.upMs >= this.timing.stableConnectionMs) failures = 0;
       const retryInMs = isTokenRefusal(outcome.failure)
         ? this.timing.tokenRefusedRetryMs
-        : backoff.next();
+        : backoffDelayMs(++failures, this.reconnectBackoff);
       if (outcome.failure !== undefined) problems.failed(outcome.failure, retryInMs);
       else this.logClose(outcome, retryInMs);
       await this.clock.sleep(retryInMs, signal).catch(() => undefined);

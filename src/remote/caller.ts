@@ -3,8 +3,8 @@
  * response to it; a 429 is waited out through the gate and retried; reads are retried on 5xx and
  * network errors with backoff; writes get one attempt (the outbox owns their retries).
  */
+import { backoffDelayMs } from '../domain/backoff.js';
 import type { RequestPurpose } from '../domain/index.js';
-import { backoffDelay } from './backoff.js';
 import { isRetryableNetworkError } from './network-errors.js';
 import type { ResolvedOptions } from './options.js';
 import { observationOf, statusError } from './responses.js';
@@ -75,8 +75,8 @@ export class Caller {
   }
 
   private async backoff(call: Call, failures: number, error: unknown): Promise<void> {
-    const { backoffBaseMs, backoffMaxMs, random, clock, logger } = this.options;
-    const delayMs = backoffDelay(failures, backoffBaseMs, backoffMaxMs, random);
+    const { backoff, clock, logger } = this.options;
+    const delayMs = backoffDelayMs(failures, backoff);
     const reason = error instanceof Error ? error.message : String(error);
     logger.warn({ route: call.name, attempt: failures, delayMs, reason }, 'retrying');
     await clock.sleep(delayMs, call.signal);

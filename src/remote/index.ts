@@ -3,4 +3,3 @@ export { createHttpRemote, HttpRemote, type HealthResult } from './http-remote.j
 export * from './options.js';
 export { parseRouteOverrides, resolveRoutes } from './routes.js';
 export { parseRetryAfter } from './retry-after.js';
-export { backoffDelay } from './backoff.js';

@@ -1,6 +1,7 @@
 /** The options of the HTTP client, their defaults, and their resolution into one settled object. */
 import type { Logger } from 'pino';
 import pino from 'pino';
+import type { BackoffPolicy } from '../domain/backoff.js';
 import {
   systemClock,
   UsageError,
@@ -94,12 +95,11 @@ export interface ResolvedOptions {
   maxConnections: number;
   maxResponseBytes: number;
   maxAttempts: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
+  /** The backoff of read retries. */
+  backoff: BackoffPolicy;
   maxRateLimitRetries: number;
   defaultRetryAfterMs: number;
   userAgent: string;
-  random: () => number;
   onResponse: (metric: ResponseMetric) => void;
 }
 
@@ -125,12 +125,14 @@ export function resolveOptions(options: HttpRemoteOptions): ResolvedOptions {
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     maxAttempts: Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
-    backoffBaseMs: options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
-    backoffMaxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
+    backoff: {
+      baseMs: options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
+      maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
+      random: options.random ?? Math.random,
+    },
     maxRateLimitRetries: options.maxRateLimitRetries ?? DEFAULT_MAX_RATE_LIMIT_RETRIES,
     defaultRetryAfterMs: options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS,
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
-    random: options.random ?? Math.random,
     onResponse: options.onResponse ?? (() => undefined),
   };
 }

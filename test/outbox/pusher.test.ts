@@ -130,14 +130,14 @@ describe('OutboxPusher.pushOnce', () => {
     const afterFirst = getOutboxItem(db, id);
     expect(afterFirst).toMatchObject({ state: 'pending', attempts: 1 });
     expect(afterFirst?.lastError).toMatch(/HTTP 503 unavailable/);
-    // Backoff: base 1 s * 2^0, equal jitter at 0.5 → 750 ms.
-    expect(Date.parse(afterFirst?.nextAttemptAt ?? '')).toBe(clock.now() + 750);
+    // Backoff: a ceiling of base 1 s * 2^0, full jitter at 0.5 → 500 ms.
+    expect(Date.parse(afterFirst?.nextAttemptAt ?? '')).toBe(clock.now() + 500);
     expect(await pusher.pushOnce()).toMatchObject({ sent: 0, pending: 1 });
-    await clock.advance(750);
+    await clock.advance(500);
     expect(await pusher.pushOnce()).toMatchObject({ sent: 1, retried: 1 });
     const afterSecond = getOutboxItem(db, id);
-    expect(Date.parse(afterSecond?.nextAttemptAt ?? '')).toBe(clock.now() + 1500);
-    await clock.advance(1500);
+    expect(Date.parse(afterSecond?.nextAttemptAt ?? '')).toBe(clock.now() + 1_000);
+    await clock.advance(1_000);
     expect(await pusher.pushOnce()).toMatchObject({ sent: 1, done: 1, pending: 0 });
     expect(fake.requests).toHaveLength(3);
     const [first, ...others] = fake.requests;
@@ -311,8 +311,8 @@ describe('OutboxPusher.start', () => {
     pusher.wake();
     await until(() => fake.requests.length === 1 && clock.pendingSleeps === 1);
     expect(getOutboxItem(db, first)?.state).toBe('pending');
-    expect(clock.nextWakeAt).toBe(clock.now() + 750);
-    await clock.advance(750);
+    expect(clock.nextWakeAt).toBe(clock.now() + 500);
+    await clock.advance(500);
     await until(() => getOutboxItem(db, first)?.state === 'done' && clock.pendingSleeps === 1);
 
     db.prepare(`INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_2', ?)`).run(

@@ -1,26 +1,38 @@
-import { describe, expect, it } from 'vitest';
+/** The listener's reconnect pauses: the shared backoff policy with the listener's own base and cap. */
+import { onTestFinished, describe, expect, it } from 'vitest';
 import {
-  Backoff,
   DEFAULT_RECONNECT_BASE_MS,
   DEFAULT_RECONNECT_MAX_MS,
+  RealtimeListener,
 } from '../../src/realtime/index.js';
+import { FakeClock } from '../fixtures/clock.js';
+import { captureLogger } from './capture-log.js';
+import { startWsServer, waitForPause } from './servers.js';
 
-describe('Backoff', () => {
-  it('draws each delay uniformly below a ceiling that doubles up to the maximum', () => {
-    const almostOne = new Backoff({ random: () => 0.999_999 });
-    const delays = Array.from({ length: 9 }, () => almostOne.next());
-    expect(delays).toEqual([999, 1_999, 3_999, 7_999, 15_999, 31_999, 59_999, 59_999, 59_999]);
-    expect(new Backoff({ random: () => 0 }).next()).toBe(0);
+const TOKEN = 'glt_test_realtime_backoff_0c3d';
+
+describe('reconnect backoff', () => {
+  it('doubles from DEFAULT_RECONNECT_BASE_MS up to DEFAULT_RECONNECT_MAX_MS, jitter below', async () => {
     expect(DEFAULT_RECONNECT_BASE_MS).toBe(1_000);
     expect(DEFAULT_RECONNECT_MAX_MS).toBe(60_000);
-  });
-
-  it('starts over from the base after a reset, and never overflows', () => {
-    const backoff = new Backoff({ baseMs: 100, maxMs: 400, random: () => 0.5 });
-    for (let i = 0; i < 2_000; i += 1) backoff.next();
-    expect(backoff.next()).toBe(200);
-    backoff.reset();
-    expect(backoff.failures).toBe(0);
-    expect([backoff.next(), backoff.next(), backoff.next()]).toEqual([50, 100, 200]);
+    const server = await startWsServer();
+    server.wss.on('connection', (socket) => socket.close(1011, 'going away'));
+    const clock = new FakeClock();
+    const listener = new RealtimeListener({
+      url: server.url,
+      token: TOKEN,
+      clock,
+      logger: captureLogger().logger,
+      onChange: () => undefined,
+      pingIntervalMs: 3_600_000,
+      random: () => 0.999_999,
+    });
+    onTestFinished(() => listener.stop());
+    listener.start();
+    for (const pause of [999, 1_999, 3_999, 7_999, 15_999, 31_999, 59_999, 59_999]) {
+      await waitForPause(clock, pause);
+      await clock.advance(pause);
+    }
+    expect(server.sockets).toHaveLength(9);
   });
 });
