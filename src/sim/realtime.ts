@@ -2,12 +2,14 @@
  * The realtime channel (contract section 5): a WebSocket endpoint at `/v1/realtime` on the same
  * server, authenticated by `Authorization: Bearer` on the upgrade (401 otherwise). Every write is
  * pushed as one JSON text message to each connection whose token can see the project. Upgrades
- * are logged but never counted against any limit.
+ * are logged but never counted against any limit; every upgrade answer, the 101 and each
+ * refusal, carries `X-Trace-Id`.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Clock, RealtimeEvent } from '../domain/index.js';
+import { newTraceId, TRACE_ID_HEADER } from './http/exchange.js';
 import { bearerToken } from './http/pipeline.js';
 import type { SimState } from './model/state.js';
 import { hashToken, type TokenRecord } from './model/tokens.js';
@@ -26,6 +28,8 @@ export class RealtimeHub {
   /** False leaves `data` out of every event (clients must then fetch the record). */
   includeData: boolean;
   private readonly server = new WebSocketServer({ noServer: true });
+  /** The trace id of each upgrade being accepted, for its 101's headers. */
+  private readonly traceIds = new WeakMap<IncomingMessage, string>();
   private readonly connections = new Set<Connection>();
   private refusals: { status: number; remaining: number } | undefined;
   private waiters: { count: number; resolve: () => void }[] = [];
@@ -37,6 +41,10 @@ export class RealtimeHub {
     includeData: boolean,
   ) {
     this.includeData = includeData;
+    this.server.on('headers', (headers: string[], request: IncomingMessage) => {
+      const traceId = this.traceIds.get(request);
+      if (traceId !== undefined) headers.push(`${TRACE_ID_HEADER}: ${traceId}`);
+    });
   }
 
   /** How many clients are connected. */
@@ -66,8 +74,10 @@ export class RealtimeHub {
       this.refusals.remaining -= 1;
       refusal = [this.refusals.status, 'service_unavailable', 'injected realtime refusal'];
     } else if (token === undefined) refusal = [401, 'unauthorized', 'missing or unknown token'];
-    this.record(request, refusal?.[0] ?? 101, refusal?.[1], value);
-    if (refusal !== undefined) return rejectUpgrade(socket, ...refusal);
+    const traceId = newTraceId();
+    this.record(request, refusal?.[0] ?? 101, refusal?.[1], value, traceId);
+    if (refusal !== undefined) return rejectUpgrade(socket, traceId, ...refusal);
+    this.traceIds.set(request, traceId);
     this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, token as TokenRecord));
   }
 
@@ -120,6 +130,7 @@ export class RealtimeHub {
     status: number,
     code: string | undefined,
     token: string | undefined,
+    traceId: string,
   ): void {
     this.log.record({
       time: this.clock.now(),
@@ -132,7 +143,7 @@ export class RealtimeHub {
       fault: undefined,
       tokenHash: token === undefined ? undefined : hashToken(token),
       ip: request.socket.remoteAddress ?? 'unknown',
-      traceId: '',
+      traceId,
       headers: {},
     });
   }
@@ -144,10 +155,17 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-function rejectUpgrade(socket: Duplex, status: number, code: string, message: string): void {
+function rejectUpgrade(
+  socket: Duplex,
+  traceId: string,
+  status: number,
+  code: string,
+  message: string,
+): void {
   const body = JSON.stringify({ code, message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
+      `${TRACE_ID_HEADER}: ${traceId}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +

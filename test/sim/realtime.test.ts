@@ -1,21 +1,29 @@
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { WebSocket } from 'ws';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { client, connectRealtime, newTask } from './helpers.js';
 
-function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
+/** The status and `X-Trace-Id` of the answer to a WebSocket upgrade (101 or a refusal). */
+function upgradeAnswer(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; traceId: string | undefined }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers });
-    socket.on('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
+    const settle = (response: IncomingMessage) => {
+      const traceId = response.headers['x-trace-id'];
+      resolve({ status: response.statusCode ?? 0, traceId: traceId as string | undefined });
       socket.terminate();
-    });
-    socket.on('open', () => {
-      resolve(101);
-      socket.terminate();
-    });
+    };
+    socket.on('unexpected-response', (_request, response) => settle(response));
+    socket.on('upgrade', settle);
     socket.on('error', reject);
   });
+}
+
+async function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
+  return (await upgradeAnswer(url, headers)).status;
 }
 
 describe('realtime channel (contract section 5)', () => {
@@ -29,6 +37,24 @@ describe('realtime channel (contract section 5)', () => {
       101,
     );
     expect(sim.requestLog.count({ route: 'realtime', status: 401 })).toBe(2);
+  });
+
+  test('every upgrade answer, the 101 and each refusal, carries X-Trace-Id (spec 7 rule 2)', async () => {
+    const sim = await startTestSimulator({ projects: 1 });
+    const auth = { authorization: `Bearer ${sim.token}` };
+    sim.realtime.refuseNext(1, 503);
+    const answers = [
+      await upgradeAnswer(sim.realtimeUrl, auth),
+      await upgradeAnswer(sim.realtimeUrl, {}),
+      await upgradeAnswer(sim.realtimeUrl.replace('/realtime', '/elsewhere'), auth),
+      await upgradeAnswer(sim.realtimeUrl, auth),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([503, 401, 404, 101]);
+    const traceIds = answers.map((answer) => answer.traceId);
+    expect(traceIds.every((id) => typeof id === 'string' && /^[0-9a-f]{16}$/.test(id))).toBe(true);
+    expect(new Set(traceIds).size).toBe(traceIds.length);
+    const logged = sim.requestLog.filter({ route: 'realtime' }).map((entry) => entry.traceId);
+    expect(logged).toEqual(traceIds);
   });
 
   test('API writes are broadcast as {type, projectId, id, data}', async () => {

@@ -28,9 +28,17 @@ const CORS_HEADERS = {
 const LOGGED_HEADERS = ['if-none-match', 'idempotency-key', 'content-type'];
 const TRACE_ID_BYTES = 8;
 
+/** The header naming a response's trace id (spec 7 rule 2). */
+export const TRACE_ID_HEADER = 'X-Trace-Id';
+
+/** A fresh trace id for one answer, HTTP or WebSocket upgrade. */
+export function newTraceId(): string {
+  return randomBytes(TRACE_ID_BYTES).toString('hex');
+}
+
 /** A request in flight. */
 export class Exchange {
-  readonly traceId = randomBytes(TRACE_ID_BYTES).toString('hex');
+  readonly traceId = newTraceId();
   route: RouteName | 'realtime' | undefined;
   tokenHash: string | undefined;
   fault: string | undefined;
@@ -55,7 +63,7 @@ export class Exchange {
     if (this.finished) return;
     this.finished = true;
     const headers: Record<string, string> = {
-      'X-Trace-Id': this.traceId,
+      [TRACE_ID_HEADER]: this.traceId,
       ...CORS_HEADERS,
       ...this.quotaHeaders?.(),
       ...answer.headers,
