@@ -4,6 +4,7 @@ import type { FaultRule } from './faults.js';
 import { MAX_PAGE_SIZE } from '../domain/index.js';
 import { DEFAULT_PAGE_SIZE } from './http/paging.js';
 import type { LimitSettings } from './limits/limits.js';
+import { DEFAULT_READINGS, READING_CHOICES, type SimReadings } from './readings.js';
 import { DEFAULT_REQUEST_LOG_LIMIT } from './request-log.js';
 import type { SimFixture } from './seed/fixture.js';
 
@@ -82,6 +83,8 @@ export interface SimulatorOptions {
   maxBodyBytes?: number;
   /** Request log entries kept (default 100,000). */
   requestLogLimit?: number;
+  /** Readings of what the spec leaves open; a missing switch takes `DEFAULT_READINGS`' value. */
+  readings?: Partial<SimReadings>;
 }
 
 /** The options with every default applied and checked. */
@@ -108,6 +111,7 @@ export interface ResolvedSimulatorOptions {
   delayMs: number;
   maxBodyBytes: number;
   requestLogLimit: number;
+  readings: Readonly<SimReadings>;
 }
 
 function count(
@@ -125,6 +129,27 @@ function count(
     );
   }
   return resolved;
+}
+
+/** `DEFAULT_READINGS` overlaid with the switches `readings` sets, each checked. */
+function resolveReadings(readings: Partial<SimReadings> = {}): Readonly<SimReadings> {
+  for (const name of Object.keys(readings)) {
+    if (!(name in READING_CHOICES)) {
+      throw new UsageError(`simulator option readings.${name} is not a reading`);
+    }
+  }
+  const resolved: Record<string, unknown> = {};
+  for (const [name, choices] of Object.entries(READING_CHOICES)) {
+    const value =
+      readings[name as keyof SimReadings] ?? DEFAULT_READINGS[name as keyof SimReadings];
+    if (!(choices as readonly unknown[]).includes(value)) {
+      throw new UsageError(
+        `simulator option readings.${name} must be one of ${choices.join(', ')}, not ${String(value)}`,
+      );
+    }
+    resolved[name] = value;
+  }
+  return Object.freeze(resolved as unknown as SimReadings);
 }
 
 /** Applies the defaults and checks every value. */
@@ -185,5 +210,6 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
       DEFAULT_REQUEST_LOG_LIMIT,
       1,
     ),
+    readings: resolveReadings(options.readings),
   };
 }

@@ -69,7 +69,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const state = new SimState();
   const log = new RequestLog(resolved.requestLogLimit);
   const hub = new RealtimeHub(state, log, resolved.clock, resolved.realtimeData);
-  const core: Core = { state, clock: resolved.clock, publish: (event) => hub.publish(event) };
+  const core: Core = {
+    state,
+    clock: resolved.clock,
+    readings: resolved.readings,
+    publish: (event) => hub.publish(event),
+  };
   const { userId, tokens } = seed(core, resolved);
   const faults = new Faults();
   for (const rule of resolved.faults) faults.failNext(rule);
@@ -78,7 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     core,
     router: new Router(),
     limits,
-    idempotency: new IdempotencyStore(),
+    idempotency: new IdempotencyStore(resolved.readings.idempotency),
     faults,
     log,
     maxBodyBytes: resolved.maxBodyBytes,

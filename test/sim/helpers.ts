@@ -111,3 +111,19 @@ function tryParse(text: string): Record<string, unknown> | undefined {
 export async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
 }
+
+/**
+ * The messages `events` received since the last call, parsed, then forgets them: a scripted
+ * sentinel member is added to `projectId` and awaited, so every message sent before it (same
+ * socket, in order) is in; the sentinel's own message is left out.
+ */
+export async function drainMessages(
+  sim: Simulator,
+  events: EventCollector,
+  projectId: string,
+): Promise<Record<string, unknown>[]> {
+  const sentinel = sim.service.addMember(projectId, { name: 'Sentinel' });
+  await events.waitFor((message) => message['id'] === sentinel.id);
+  const parsed = events.messages.splice(0).map((text) => tryParse(text) ?? {});
+  return parsed.filter((message) => message['id'] !== sentinel.id);
+}

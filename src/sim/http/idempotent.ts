@@ -1,5 +1,4 @@
 /** Wraps a create handler in the idempotency rules (see `../idempotency.ts`). */
-import { requestFingerprint } from '../idempotency.js';
 import type { ProjectRow } from '../model/rows.js';
 import { header, type HandlerContext } from './context.js';
 import type { SimResponse } from './response.js';
@@ -18,7 +17,7 @@ export function idempotentCreate(
   const key = header(context, IDEMPOTENCY_KEY_HEADER);
   if (key === undefined || key === '') return create();
   const scope = { tokenHash: context.token.hash, projectId: project.id, key };
-  const fingerprint = requestFingerprint(context.route, context.rawBody);
+  const fingerprint = context.idempotency.fingerprint(context.route, context.rawBody, context.body);
   const cached = context.idempotency.lookup(scope, fingerprint);
   if (cached !== undefined) {
     return { ...cached, headers: { ...cached.headers, [REPLAY_HEADER]: 'true' } };

@@ -38,19 +38,24 @@ export class TaskList {
 
   /**
    * Reorders: the listed tasks keep the set of positions they occupy now and fill them in the
-   * listed order; every other task keeps its position.
+   * listed order; every other task keeps its position. Returns the rows whose position changed,
+   * in their new order.
    */
-  reorder(listed: readonly TaskRow[]): void {
+  reorder(listed: readonly TaskRow[]): TaskRow[] {
     const members = new Set(listed);
     const positions: number[] = [];
     this.rows.forEach((row, index) => {
       if (members.has(row)) positions.push(index);
     });
     this.rowsVisited += this.rows.length;
+    const moved: TaskRow[] = [];
     positions.forEach((position, k) => {
       const row = listed[k];
-      if (row !== undefined) this.rows[position] = row;
+      if (row === undefined || this.rows[position] === row) return;
+      this.rows[position] = row;
+      moved.push(row);
     });
+    return moved;
   }
 
   /** Every row in order (O(project): for scripted reads and snapshots, never for pages). */

@@ -1,13 +1,19 @@
-/** What every service operation works on: the state, the clock, and the realtime publisher. */
+/**
+ * What every service operation works on: the state, the clock, the readings of what the spec
+ * leaves open, and the realtime publisher.
+ */
 import type { Clock, EventType, JsonObject, RealtimeEvent } from '../../domain/index.js';
 import { notFound } from '../errors.js';
 import type { ProjectRow, TaskRow } from '../model/rows.js';
 import type { SimState } from '../model/state.js';
+import type { SimReadings } from '../readings.js';
 
 /** The shared context of the service operations. */
 export interface Core {
   state: SimState;
   clock: Clock;
+  /** The readings of what the spec leaves open that this simulator plays. */
+  readings: Readonly<SimReadings>;
   /** Broadcasts one write to every realtime connection whose token sees the project. */
   publish: (event: RealtimeEvent) => void;
 }

@@ -47,7 +47,7 @@ export function removeDependency(core: Core, project: ProjectRow, row: Dependenc
 /**
  * Replaces the project's dependencies with `inputs`. An item keeps the id it names; an item
  * without one keeps the id of an existing dependency between the same tasks, else gets a new id.
- * Announced as one `dependency.changed` event without `id`.
+ * Announced by the `setDependencies` reading (see `announceSet`).
  */
 export function setDependencies(
   core: Core,
@@ -66,8 +66,29 @@ export function setDependencies(
     project.dependencies.set(id, row);
     core.state.dependencies.set(id, row);
   }
-  emit(core, 'dependency.changed', project.id);
+  announceSet(core, project, previous);
   return [...project.dependencies.values()];
+}
+
+/**
+ * Under `one-message`, one `dependency.changed` without `id`; under `per-record`, one per
+ * removed dependency (without data), then one per added or changed one (with data).
+ */
+function announceSet(core: Core, project: ProjectRow, previous: readonly DependencyRow[]): void {
+  if (core.readings.setDependencies === 'one-message') {
+    emit(core, 'dependency.changed', project.id);
+    return;
+  }
+  const before = new Map(previous.map((row) => [row.id, JSON.stringify(dependencyJson(row))]));
+  for (const row of previous) {
+    if (!project.dependencies.has(row.id)) emit(core, 'dependency.changed', project.id, row.id);
+  }
+  for (const row of project.dependencies.values()) {
+    const data = dependencyJson(row);
+    if (before.get(row.id) !== JSON.stringify(data)) {
+      emit(core, 'dependency.changed', project.id, row.id, data);
+    }
+  }
 }
 
 /** Removes every dependency naming `taskId` (when the task is deleted). */

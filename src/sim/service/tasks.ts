@@ -1,14 +1,15 @@
 /**
  * Task writes, with the derivation rules of spec section 3 and contract section 4: status alone
- * derives progress, progress alone derives status, both are stored as sent.
+ * derives progress, progress alone derives status (by the `statusMapping` reading), both are
+ * stored as sent.
  */
-import { progressForStatus, statusForProgress } from '../../domain/index.js';
 import type { ProjectRow, TaskRow } from '../model/rows.js';
 import { projectJson, TaskRow as TaskRowClass, taskJson } from '../model/rows.js';
 import type { TokenRecord } from '../model/tokens.js';
 import { emit, timestamp, type Core } from './core.js';
 import { removeDependenciesOfTask } from './dependencies.js';
 import { ensureIntegrationMember } from './identity.js';
+import { statusMapping } from './status-mapping.js';
 import type { NewTask, TaskChanges } from './validate.js';
 
 /**
@@ -31,7 +32,7 @@ export function createTask(
     input.startDate,
     input.endDate,
     input.status,
-    input.progress ?? progressForStatus(input.status, 0),
+    input.progress ?? statusMapping(core.readings.statusMapping).progressFor(input.status, 0),
     Object.freeze(assigneeIds),
     timestamp(core),
   );
@@ -43,11 +44,12 @@ export function createTask(
 
 /** Applies checked changes to a task, deriving status or progress when only one is sent. */
 export function updateTask(core: Core, row: TaskRow, changes: TaskChanges): TaskRow {
+  const mapping = statusMapping(core.readings.statusMapping);
   let { status, progress } = changes;
   if (status !== undefined && progress === undefined) {
-    progress = progressForStatus(status, row.progress);
+    progress = mapping.progressFor(status, row.progress);
   } else if (progress !== undefined && status === undefined) {
-    status = statusForProgress(progress);
+    status = mapping.statusFor(progress);
   }
   if (changes.name !== undefined) row.name = changes.name;
   if (changes.startDate !== undefined) row.startDate = changes.startDate;
@@ -70,10 +72,15 @@ export function deleteTask(core: Core, project: ProjectRow, row: TaskRow): void 
 
 /**
  * Reorders tasks: the listed tasks take the positions they occupy now, in the listed order.
- * Announced as one `project.updated` event, since no task record changes.
+ * Announced by the `reorder` reading: one `project.updated` (no task record changes), or one
+ * `task.updated` per task that moved, its record unchanged.
  */
 export function reorderTasks(core: Core, project: ProjectRow, rows: readonly TaskRow[]): void {
   if (rows.length === 0) return;
-  project.tasks.reorder(rows);
-  emit(core, 'project.updated', project.id, project.id, projectJson(project));
+  const moved = project.tasks.reorder(rows);
+  if (core.readings.reorder === 'one-message') {
+    emit(core, 'project.updated', project.id, project.id, projectJson(project));
+    return;
+  }
+  for (const row of moved) emit(core, 'task.updated', project.id, row.id, taskJson(row));
 }
