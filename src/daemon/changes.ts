@@ -7,13 +7,10 @@
 import type { Logger } from 'pino';
 import {
   errorLine,
-  type Dependency,
-  type Member,
-  type Project,
+  type CallOptions,
   type RealtimeEvent,
+  type RecordChange,
   type RemoteApi,
-  type Resource,
-  type Task,
 } from '../domain/index.js';
 import type { ApplyOutcome, Mirror } from '../mirror/index.js';
 import type { RefreshPart, RefreshRequest } from '../realtime/index.js';
@@ -37,18 +34,20 @@ export interface ChangeApplierOptions {
 export class ChangeApplier {
   constructor(private readonly options: ChangeApplierOptions) {}
 
-  /** Applies an event that carries its record (or an authoritative delete); no request. */
+  /**
+   * Applies an event that carries its record (or an authoritative delete); no request. Throws
+   * when the event does not check: the caller turns it into a hint.
+   */
   applyEvent(event: RealtimeEvent): void {
     const { mirror, logger } = this.options;
     try {
-      const outcome = this.write(event, mirror);
+      const outcome = mirror.writer.applyEvent(event);
       this.options.onApplied?.(event, outcome);
       if (outcome === 'unknown_project') {
         logger.info({ projectId: event.projectId }, 'event for a project not mirrored yet');
         this.options.onUnknownProject?.(event.projectId);
       }
     } catch (error) {
-      // A record that does not validate is a hint that the project changed.
       logger.warn({ projectId: event.projectId, err: errorLine(error) }, 'event not applicable');
       throw error;
     }
@@ -59,49 +58,47 @@ export class ChangeApplier {
     const { mirror, remote } = this.options;
     const call = { signal, purpose: 'refresh' as const };
     if (request.scope === 'all') return this.options.reconcile(signal);
+    const { projectId } = request;
     if (request.scope === 'task') {
       const task = await remote.getTask(request.taskId, call);
-      if (task === null) mirror.removeTask(request.projectId, request.taskId);
-      else if (mirror.applyTask(request.projectId, task) === 'unknown_project') {
-        await this.options.syncProject(request.projectId, signal);
+      const change: RecordChange =
+        task === null
+          ? { op: 'remove', type: 'task', projectId, id: request.taskId }
+          : { op: 'put', type: 'task', projectId, record: task };
+      if (mirror.writer.applyFetched(projectId, [change], 'getTask') === 'unknown_project') {
+        await this.options.syncProject(projectId, signal);
       }
       return;
     }
-    if (needsPass(request.parts)) return this.options.syncProject(request.projectId, signal);
+    if (needsPass(request.parts)) return this.options.syncProject(projectId, signal);
     for (const part of request.parts) {
-      if (part === 'members') {
-        mirror.replaceMembers(request.projectId, await remote.listMembers(request.projectId, call));
-      } else if (part === 'resources') {
-        mirror.replaceResources(
-          request.projectId,
-          await remote.listResources(request.projectId, call),
-        );
-      } else if (part === 'dependencies') {
-        const list = await remote.listDependencies(request.projectId, call);
-        mirror.replaceDependencies(request.projectId, list);
-      }
-    }
-  }
-
-  private write(event: RealtimeEvent, mirror: Mirror): ApplyOutcome {
-    const { projectId, data } = event;
-    switch (event.type) {
-      case 'task.created':
-      case 'task.updated':
-        return mirror.applyTask(projectId, data as Task);
-      case 'task.deleted':
-        return mirror.removeTask(projectId, event.id ?? String(data?.['id']));
-      case 'project.updated':
-        return mirror.applyProject({ ...(data as Project), id: projectId });
-      case 'member.changed':
-        return mirror.applyRecord('members', projectId, data as Member);
-      case 'resource.changed':
-        return mirror.applyRecord('resources', projectId, data as Resource);
-      case 'dependency.changed':
-        return mirror.applyRecord('dependencies', projectId, data as Dependency);
+      const list = LISTS[part as keyof typeof LISTS];
+      if (list === undefined) continue;
+      const records = await list.read(remote, projectId, call);
+      const change: RecordChange = { op: 'replace', type: list.type, projectId, records };
+      mirror.writer.applyFetched(projectId, [change], list.route);
     }
   }
 }
+
+/** How each list part is read again. */
+const LISTS = {
+  members: {
+    type: 'member',
+    route: 'listMembers',
+    read: (remote: RemoteApi, id: string, call: CallOptions) => remote.listMembers(id, call),
+  },
+  resources: {
+    type: 'resource',
+    route: 'listResources',
+    read: (remote: RemoteApi, id: string, call: CallOptions) => remote.listResources(id, call),
+  },
+  dependencies: {
+    type: 'dependency',
+    route: 'listDependencies',
+    read: (remote: RemoteApi, id: string, call: CallOptions) => remote.listDependencies(id, call),
+  },
+} as const;
 
 /** Tasks or the project record can only be refreshed by a pass (pages are conditional). */
 function needsPass(parts: readonly RefreshPart[]): boolean {

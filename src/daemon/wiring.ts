@@ -12,7 +12,7 @@ import {
   type HttpRemote,
   type ResponseMetric,
 } from '../remote/index.js';
-import { mirrorApplyResult, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
+import { outboxChanges, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 
@@ -104,7 +104,9 @@ export function createPusher(
     remote: engine.remote,
     clock: engine.clock,
     logger: logger.child({ subsystem: 'outbox' }),
-    applyResult: mirrorApplyResult(engine.mirror, engine.mirror.store),
+    applyResult: (_db, item, response) => {
+      engine.mirror.writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
+    },
     ...options,
   });
 }

@@ -7,3 +7,5 @@ export * from './remote.js';
 export * from './routes.js';
 export * from './tls.js';
 export * from './manual-clock.js';
+export * from './validate.js';
+export * from './changes.js';

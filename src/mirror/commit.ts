@@ -1,20 +1,16 @@
 /**
- * The end of a consistent pass, in two steps. The survey walks the kept pages outside any write
- * lock, a page at a time with the event loop let through in between: it notes every task seen
- * (a task seen twice means the collection moved) and which pages differ from the mirror. The
- * commit then writes, in one transaction, only those pages, the deletions, the three lists, the
- * project and the bookkeeping; an unchanged pass holds the write lock for a moment only.
+ * The end of a consistent pass, in two steps. The survey (here) walks the kept pages outside any
+ * write lock, a page at a time with the event loop let through in between: it notes every task
+ * seen (a task seen twice means the collection moved) and which pages differ from the mirror. The
+ * writer's `commitPass` then writes, in one transaction, only those pages, the deletions, the
+ * three lists, the project and the bookkeeping; an unchanged pass holds the write lock briefly.
  */
 import { setImmediate as letEventLoopRun } from 'node:timers/promises';
 import type { Project } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
-import type { WriteContext } from '../store/write-context.js';
 import type { PassGuard } from './guard.js';
 import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
-
-/** The per-project lists, in the order they are read and written. */
-export const RECORD_KINDS: readonly RecordKind[] = ['members', 'resources', 'dependencies'];
 
 /** The members, resources and dependencies a pass read. */
 export type ProjectLists = Record<RecordKind, IdentifiedRecord[]>;
@@ -82,42 +78,4 @@ function countUnseen(store: MirrorStore, plan: CommitPlan, unchanged: boolean): 
     return store.tasks.count(projectId) - store.seenTasks.count(projectId);
   }
   return store.seenTasks.countUnseen(projectId);
-}
-
-/**
- * Makes the mirror equal to the read in one transaction: the project, the rows of the changed
- * pages (each row written only if its JSON differs), the tasks not seen deleted, the lists
- * replaced, the pages no longer used dropped, the pass recorded. What events wrote during the
- * pass (`guard`) is left as they wrote it.
- */
-export function commitPass(
-  store: MirrorStore,
-  plan: CommitPlan,
-  found: Survey,
-  context: WriteContext,
-): void {
-  const { projectId, pageSize, guard } = plan;
-  store.transaction(() => {
-    if (!guard.project) store.projects.put(plan.project, context);
-    for (const page of found.changedPages) {
-      for (const [task, text] of keptRows(keptPage(store, projectId, pageSize, page))) {
-        if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
-      }
-    }
-    if (found.unseen > 0) {
-      for (const taskId of guard.tasks) store.seenTasks.mark(projectId, taskId);
-      store.seenTasks.removeUnseen(projectId, context);
-    }
-    for (const kind of RECORD_KINDS) {
-      if (!guard.lists.has(kind)) store.records[kind].replace(projectId, plan.lists[kind], context);
-    }
-    store.taskPages.prune(projectId, pageSize, plan.lastPage);
-    store.syncState.passCompleted(projectId, {
-      at: context.at,
-      pagesRead: plan.lastPage,
-      totalCount: plan.totalCount,
-      projectEtag: plan.projectEtag,
-      changed: context.tally.rows > 0,
-    });
-  });
 }

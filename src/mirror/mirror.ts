@@ -1,37 +1,27 @@
 /**
- * The pull engine: full passes over every project (`syncAll`) or one (`syncProject`), and the
- * apply paths the realtime listener feeds with records it received. All of them write through
- * the same repositories and transactions, and record task history the same way. One instance per
- * mirror file: it knows which passes are in flight, so that an event applied during a pass is not
- * overwritten by the pass's older copy.
+ * The pull engine: full passes over every project (`syncAll`) or one (`syncProject`). Every write
+ * into the mirror, a pass's or anyone else's, goes through its `writer`; one instance per mirror
+ * file, so that the writer knows which passes are in flight.
  */
 import {
   BudgetExhaustedError,
+  checkList,
   errorLine,
   RateLimitedError,
   UsageError,
-  type Dependency,
-  type Member,
   type Project,
-  type Resource,
-  type Task,
 } from '../domain/index.js';
-import { isoTime } from '../store/database.js';
 import { MirrorStore } from '../store/mirror-store.js';
-import type { RecordKind } from '../store/project-records.js';
-import { newTally, type WriteContext } from '../store/write-context.js';
-import type { PassGuard } from './guard.js';
 import { ProjectPass, type PassDeps } from './pass.js';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
-  type ApplyOutcome,
   type MirrorOptions,
   type ProjectSyncResult,
   type SyncOptions,
   type SyncReport,
 } from './types.js';
-import { checkProject, checkRecords, checkTask } from './validate.js';
+import { MirrorWriter } from './writer.js';
 
 /** A pass's result, with the error that ended it (to tell whether the next projects may go on). */
 interface PassOutcome {
@@ -54,8 +44,10 @@ export class Mirror {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       throw new UsageError(`page size ${pageSize} is not an integer from 1 to ${MAX_PAGE_SIZE}`);
     }
+    const store = new MirrorStore(options.db);
     this.deps = {
-      store: new MirrorStore(options.db),
+      store,
+      writer: new MirrorWriter(store, options.clock),
       remote: options.remote,
       clock: options.clock,
       logger: options.logger,
@@ -64,7 +56,12 @@ export class Mirror {
     };
   }
 
-  /** The repositories the engine writes through, for writers that must share its connection. */
+  /** The one write path into the mirror, for events, fetched records and outbox answers. */
+  get writer(): MirrorWriter {
+    return this.deps.writer;
+  }
+
+  /** The repositories over the engine's connection. */
   get store(): MirrorStore {
     return this.deps.store;
   }
@@ -81,7 +78,7 @@ export class Mirror {
     try {
       const projects = await this.deps.remote.listProjects(callOptions(options));
       const context = { route: 'listProjects' };
-      listed = new Map(checkRecords(projects, context).map((p) => [p.id, p as Project]));
+      listed = new Map(checkList(projects, 'project', context).map((p) => [p.id, p as Project]));
     } catch (error) {
       return { ...report, ok: false, error: errorLine(error) };
     }
@@ -111,72 +108,6 @@ export class Mirror {
     return (await this.runPass(projectId, undefined, options)).result;
   }
 
-  /** Writes a project record received from an event; only for projects already mirrored. */
-  applyProject(project: Project): ApplyOutcome {
-    const checked = checkProject(project, { route: 'applyProject' });
-    return this.apply(checked.id, (context, guard) => {
-      if (guard) guard.project = true;
-      return this.deps.store.projects.put(checked, context);
-    });
-  }
-
-  /**
-   * Writes a task received from an event (or a write's response), with its history. A task the
-   * mirror holds with a later `updatedAt` is left alone: the event is older than what is held.
-   */
-  applyTask(projectId: string, task: Task): ApplyOutcome {
-    const checked = checkTask(task, { route: 'applyTask', projectId });
-    return this.apply(projectId, (context, guard) => {
-      const held = this.deps.store.tasks.find(checked.id);
-      if (guard) {
-        guard.tasks.add(checked.id);
-        if (held === undefined) guard.shifted = true;
-      }
-      if (isNewer(held?.updatedAt, checked.updatedAt)) return false;
-      return this.deps.store.tasks.put(projectId, checked, JSON.stringify(checked), context);
-    });
-  }
-
-  /** Deletes a task an event said was deleted, recording the deletion. */
-  removeTask(projectId: string, taskId: string): ApplyOutcome {
-    return this.apply(projectId, (context, guard) => {
-      const removed = this.deps.store.tasks.remove(projectId, taskId, context);
-      if (guard) {
-        guard.tasks.add(taskId);
-        if (removed) guard.shifted = true;
-      }
-      return removed;
-    });
-  }
-
-  /** Writes one member, resource or dependency received from an event (insert or update). */
-  applyRecord(kind: RecordKind, projectId: string, record: unknown): ApplyOutcome {
-    const [checked] = checkRecords([record], { route: `apply ${kind}`, projectId });
-    if (checked === undefined) return 'unchanged';
-    return this.apply(projectId, (context, guard) => {
-      guard?.lists.add(kind);
-      const data = JSON.stringify(checked);
-      if (this.deps.store.records[kind].data(projectId, checked.id) === data) return false;
-      this.deps.store.records[kind].put(projectId, checked, data, context);
-      return true;
-    });
-  }
-
-  /** Makes the project's members exactly `members`. */
-  replaceMembers(projectId: string, members: readonly Member[]): ApplyOutcome {
-    return this.replaceRecords('members', projectId, members);
-  }
-
-  /** Makes the project's resources exactly `resources`. */
-  replaceResources(projectId: string, resources: readonly Resource[]): ApplyOutcome {
-    return this.replaceRecords('resources', projectId, resources);
-  }
-
-  /** Makes the project's dependencies exactly `dependencies`. */
-  replaceDependencies(projectId: string, dependencies: readonly Dependency[]): ApplyOutcome {
-    return this.replaceRecords('dependencies', projectId, dependencies);
-  }
-
   /** Runs a pass, or joins the one already running for this project. */
   private async runPass(
     projectId: string,
@@ -194,35 +125,6 @@ export class Mirror {
     return done;
   }
 
-  private replaceRecords(
-    kind: RecordKind,
-    projectId: string,
-    records: readonly unknown[],
-  ): ApplyOutcome {
-    const route = `replace ${kind}`;
-    const checked = checkRecords(records, { route, projectId });
-    return this.apply(projectId, (context, guard) => {
-      guard?.lists.add(kind);
-      return this.deps.store.records[kind].replace(projectId, checked, context) > 0;
-    });
-  }
-
-  /** Runs one apply path in a transaction, with history once the project has its baseline. */
-  private apply(
-    projectId: string,
-    write: (context: WriteContext, guard: PassGuard | undefined) => boolean,
-  ): ApplyOutcome {
-    const { store, clock } = this.deps;
-    return store.transaction(() => {
-      if (store.projects.data(projectId) === undefined) return 'unknown_project';
-      const history = store.syncState.hasBaseline(projectId);
-      const context = { at: isoTime(clock.now()), history, tally: newTally() };
-      const changed = write(context, this.inFlight.get(projectId)?.pass.guard);
-      if (changed) store.syncState.changed(projectId, context.at);
-      return changed ? 'changed' : 'unchanged';
-    });
-  }
-
   /** Deletes from the mirror every project (and its bookkeeping) the listing no longer has. */
   private removeUnlisted(listed: ReadonlyMap<string, Project>): string[] {
     const { store, logger } = this.deps;
@@ -232,7 +134,7 @@ export class Mirror {
     ]);
     const gone = [...known].filter((id) => !listed.has(id)).sort();
     for (const projectId of gone) {
-      store.removeProject(projectId);
+      this.deps.writer.removeProject(projectId);
       logger.info({ projectId }, 'project no longer listed; removed from the mirror');
     }
     return gone;
@@ -265,12 +167,4 @@ function stopsOthers(error: unknown, options: SyncOptions): boolean {
   if (options.signal?.aborted) return true;
   if (error instanceof BudgetExhaustedError) return true;
   return error instanceof RateLimitedError && error.serviceCode === 'quota_exceeded';
-}
-
-/** True when `held` is a later time than `incoming` (both the service's `updatedAt`). */
-function isNewer(held: string | null | undefined, incoming: unknown): boolean {
-  if (typeof held !== 'string' || typeof incoming !== 'string') return false;
-  const heldMs = Date.parse(held);
-  const incomingMs = Date.parse(incoming);
-  return Number.isFinite(heldMs) && Number.isFinite(incomingMs) && heldMs > incomingMs;
 }

@@ -3,8 +3,8 @@ import { StoreError, type Clock, type Task } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import { decodeRows, type KeptPage } from '../store/task-pages.js';
-import type { WriteContext, WriteTally } from '../store/write-context.js';
-import type { PassGuard } from './guard.js';
+import type { WriteTally } from '../store/write-context.js';
+import type { MirrorWriter } from './writer.js';
 
 /** A task read twice within one full read: the collection moved under the pass. */
 export class RepeatedTaskError extends Error {
@@ -64,59 +64,45 @@ export class StagingWriter implements PageWriter {
 }
 
 /**
- * The first pass (backfill): a page is kept and applied to the mirror in one transaction as it
- * arrives, so a large project becomes visible as it loads; no history (this is the baseline).
+ * The first pass (backfill): a page is kept and applied to the mirror (through the writer) in one
+ * transaction as it arrives, so a large project becomes visible as it loads; no history (this is
+ * the baseline).
  */
 export class BackfillWriter implements PageWriter {
   private readonly target: PageTarget;
-  private readonly guard: PassGuard;
+  private readonly writer: MirrorWriter;
   private readonly tally: WriteTally;
 
-  constructor(target: PageTarget, guard: PassGuard, tally: WriteTally) {
+  constructor(target: PageTarget, writer: MirrorWriter, tally: WriteTally) {
     this.target = target;
-    this.guard = guard;
+    this.writer = writer;
     this.tally = tally;
   }
 
   received(page: number, etag: string | undefined, rows: Task[], totalCount: number): void {
-    const { store, projectId, pageSize } = this.target;
-    const context = this.context();
+    const { store, clock, projectId, pageSize } = this.target;
     const texts = rows.map((row) => JSON.stringify(row));
-    store.transaction(() => {
-      store.taskPages.put(projectId, pageSize, page, etag, texts, context.at);
-      this.apply(
-        rows.map((row, index) => [row, texts[index] as string]),
-        context,
-        true,
-      );
+    const pairs = rows.map((row, index): [Task, string] => [row, texts[index] as string]);
+    this.writer.backfillPage(projectId, pairs, this.options(true), () => {
+      store.taskPages.put(projectId, pageSize, page, etag, texts, isoTime(clock.now()));
       store.syncState.backfillProgress(projectId, page, totalCount);
     });
   }
 
   reused(page: number, totalCount: number | undefined): void {
     const { store, projectId, pageSize } = this.target;
-    const context = this.context();
-    store.transaction(() => {
-      this.apply(keptRows(keptPage(store, projectId, pageSize, page)), context, false);
+    const rows = keptRows(keptPage(store, projectId, pageSize, page));
+    this.writer.backfillPage(projectId, rows, this.options(false), () => {
       store.syncState.backfillProgress(projectId, page, totalCount ?? null);
     });
   }
 
-  /**
-   * Notes each row seen (a second sighting throws `RepeatedTaskError`) and writes it unless an
-   * event wrote that task during the pass. `fresh` rows were just received: most are new.
-   */
-  private apply(rows: Array<[Task, string]>, context: WriteContext, fresh: boolean): void {
+  /** A second sighting of a task within one read throws `RepeatedTaskError`. */
+  private options(fresh: boolean) {
     const { store, projectId } = this.target;
-    for (const [task, text] of rows) {
-      if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
-      if (this.guard.tasks.has(task.id)) continue;
-      if (fresh) store.tasks.putNew(projectId, task, text, context);
-      else store.tasks.put(projectId, task, text, context);
-    }
-  }
-
-  private context(): WriteContext {
-    return { at: isoTime(this.target.clock.now()), history: false, tally: this.tally };
+    const markSeen = (taskId: string) => {
+      if (!store.seenTasks.mark(projectId, taskId)) throw new RepeatedTaskError(taskId);
+    };
+    return { fresh, tally: this.tally, markSeen };
   }
 }

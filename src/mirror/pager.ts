@@ -6,6 +6,8 @@
  * the total) ends at once with a `problem`, for the caller to repeat once.
  */
 import {
+  checkTaskPage,
+  checkTotalCount,
   MalformedResponseError,
   type RemoteApi,
   type RemoteContext,
@@ -14,7 +16,6 @@ import {
 import type { TaskPagesRepository } from '../store/task-pages.js';
 import { RepeatedTaskError, type PageWriter } from './page-writer.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
-import { checkTaskPage, checkTotalCount } from './validate.js';
 
 /** Request counts of a pass, shared by its attempts. */
 export interface PassCounters {

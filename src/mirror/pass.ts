@@ -7,6 +7,8 @@
  */
 import type { Logger } from 'pino';
 import {
+  checkList,
+  checkProject,
   errorLine,
   InconsistentReadError,
   MalformedResponseError,
@@ -17,9 +19,9 @@ import {
 } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
-import { newTally, type WriteContext } from '../store/write-context.js';
-import { commitPass, survey, type CommitPlan, type ProjectLists } from './commit.js';
-import { PassGuard } from './guard.js';
+import { newTally } from '../store/write-context.js';
+import { survey, type CommitPlan, type ProjectLists } from './commit.js';
+import type { PassGuard } from './guard.js';
 import { BackfillWriter, StagingWriter, type PageTarget } from './page-writer.js';
 import { TaskPager, type PassCounters } from './pager.js';
 import {
@@ -28,11 +30,12 @@ import {
   type SyncOptions,
   type SyncProgress,
 } from './types.js';
-import { checkProject, checkRecords } from './validate.js';
+import type { MirrorWriter } from './writer.js';
 
 /** The engine's parts a pass uses, resolved once by `Mirror`. */
 export interface PassDeps {
   store: MirrorStore;
+  writer: MirrorWriter;
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
@@ -43,8 +46,8 @@ export interface PassDeps {
 /** One pass over one project; `run` once. */
 export class ProjectPass {
   readonly projectId: string;
-  /** What events wrote during this pass, which its commit must leave alone. */
-  readonly guard = new PassGuard();
+  /** What other writes wrote during this pass, which its commit must leave alone. */
+  readonly guard: PassGuard;
   /** The error that ended the pass, if it failed. */
   failure: unknown;
   private readonly deps: PassDeps;
@@ -63,6 +66,7 @@ export class ProjectPass {
     this.projectId = projectId;
     this.listed = listed;
     this.call = call;
+    this.guard = deps.writer.guard(projectId);
   }
 
   /** Runs the pass; never throws: a failure is recorded in `sync_state` and in the result. */
@@ -84,6 +88,8 @@ export class ProjectPass {
       }
       logger.warn({ projectId: this.projectId, err: line }, 'project sync failed');
       return { ...this.result(), ok: false, error: line, errorCode: codeOf(error) };
+    } finally {
+      this.deps.writer.release(this.projectId, this.guard);
     }
   }
 
@@ -91,12 +97,7 @@ export class ProjectPass {
     const { store, logger } = this.deps;
     this.backfill = !store.syncState.hasBaseline(this.projectId);
     const { project, etag } = await this.readProject();
-    if (this.backfill) {
-      store.transaction(() => {
-        store.projects.put(project, this.context(false));
-        store.syncState.beginBackfill(this.projectId);
-      });
-    }
+    if (this.backfill) this.deps.writer.beginBackfill(project, this.tally);
     const pager = this.pager();
     for (;;) {
       this.attempts += 1;
@@ -139,7 +140,16 @@ export class ProjectPass {
     };
     const found = await survey(store, plan);
     if (typeof found === 'string') return found;
-    commitPass(store, plan, found, this.context(!this.backfill));
+    this.deps.writer.commitPass(plan, found, this.tally, () => {
+      store.taskPages.prune(this.projectId, pageSize, plan.lastPage);
+      store.syncState.passCompleted(this.projectId, {
+        at: isoTime(this.deps.clock.now()),
+        pagesRead: plan.lastPage,
+        totalCount: plan.totalCount,
+        projectEtag: plan.projectEtag,
+        changed: this.tally.rows > 0,
+      });
+    });
     return undefined;
   }
 
@@ -147,7 +157,7 @@ export class ProjectPass {
     const { store, clock, remote, pageSize, onProgress } = this.deps;
     const target: PageTarget = { store, clock, projectId: this.projectId, pageSize };
     const writer = this.backfill
-      ? new BackfillWriter(target, this.guard, this.tally)
+      ? new BackfillWriter(target, this.deps.writer, this.tally)
       : new StagingWriter(target);
     return new TaskPager({
       remote,
@@ -173,7 +183,8 @@ export class ProjectPass {
     this.counters.requests += 1;
     const answer = await remote.getProject(this.projectId, heldEtag ?? undefined, this.options());
     if (!answer.notModified) {
-      return { project: checkProject(answer.value, context, this.projectId), etag: answer.etag };
+      const project = checkProject(answer.value, context, 'body', this.projectId);
+      return { project, etag: answer.etag };
     }
     if (held === undefined || heldEtag == null) {
       throw new MalformedResponseError(context, '304 Not Modified to a request without ETag');
@@ -192,18 +203,17 @@ export class ProjectPass {
       remote.listDependencies(id, options),
     ]);
     return {
-      members: checkRecords(members, { route: 'listMembers', projectId: id }),
-      resources: checkRecords(resources, { route: 'listResources', projectId: id }),
-      dependencies: checkRecords(dependencies, { route: 'listDependencies', projectId: id }),
+      members: checkList(members, 'member', { route: 'listMembers', projectId: id }),
+      resources: checkList(resources, 'resource', { route: 'listResources', projectId: id }),
+      dependencies: checkList(dependencies, 'dependency', {
+        route: 'listDependencies',
+        projectId: id,
+      }),
     };
   }
 
   private options() {
     return { signal: this.call.signal, purpose: this.call.purpose ?? 'poll' };
-  }
-
-  private context(history: boolean): WriteContext {
-    return { at: isoTime(this.deps.clock.now()), history, tally: this.tally };
   }
 
   private result(): ProjectSyncResult {

@@ -5,6 +5,8 @@
  */
 import {
   MalformedResponseError,
+  type PutType,
+  type RecordChange,
   type Dependency,
   type JsonObject,
   type Resource,
@@ -121,4 +123,52 @@ function applyAssignees(
   const sent = JSON.parse(item.requestBody ?? '{}') as { assigneeIds?: string[] };
   const task = { ...(JSON.parse(held.data) as Task), assigneeIds: sent.assigneeIds ?? [] };
   writer.applyTask(item.projectId, task);
+}
+
+/**
+ * What the service's answer to `item` says about the mirror, as record changes for the mirror's
+ * writer: the task, resource or dependency returned put, or the target removed; a list set whole
+ * replaced. Throws `MalformedResponseError` when an answer that must carry a record does not.
+ */
+export function outboxChanges(item: OutboxItem, response: WriteResponse): RecordChange[] {
+  const projectId = item.projectId;
+  const id = item.targetId ?? '';
+  if (!isOutboxOp(item.op)) return [];
+  const put = (type: PutType, what: string): RecordChange[] => [
+    { op: 'put', type, projectId, record: recordOf(item, response, what) },
+  ];
+  switch (item.op) {
+    case 'task.create':
+    case 'task.update':
+      return put('task', 'task');
+    case 'task.set_assignees': {
+      if (isRecord(response.body)) return put('task', 'task');
+      const sent = JSON.parse(item.requestBody ?? '{}') as { assigneeIds?: string[] };
+      return [{ op: 'assignees', projectId, taskId: id, assigneeIds: sent.assigneeIds ?? [] }];
+    }
+    case 'task.reorder':
+      return (recordsOf(response.body) ?? []).map((record) => ({
+        op: 'put',
+        type: 'task',
+        projectId,
+        record,
+      }));
+    case 'task.delete':
+      return [{ op: 'remove', type: 'task', projectId, id }];
+    case 'dependency.add':
+      return put('dependency', 'dependency');
+    case 'dependency.set': {
+      const records = recordsOf(response.body);
+      return records === undefined
+        ? []
+        : [{ op: 'replace', type: 'dependency', projectId, records }];
+    }
+    case 'dependency.remove':
+      return [{ op: 'remove', type: 'dependency', projectId, id }];
+    case 'resource.create':
+    case 'resource.update':
+      return put('resource', 'resource');
+    case 'resource.delete':
+      return [{ op: 'remove', type: 'resource', projectId, id }];
+  }
 }

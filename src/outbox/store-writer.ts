@@ -54,7 +54,7 @@ export class StoreMirrorWriter implements MirrorWriter {
   replaceResources(projectId: string, resources: readonly Resource[]): boolean {
     return this.write(
       projectId,
-      (context) => this.store.records.resources.replace(projectId, resources, context) > 0,
+      (context) => this.store.records.resources.replace(projectId, resources, context).length > 0,
     );
   }
 
@@ -62,7 +62,7 @@ export class StoreMirrorWriter implements MirrorWriter {
   replaceDependencies(projectId: string, dependencies: readonly Dependency[]): boolean {
     return this.write(
       projectId,
-      (context) => this.store.records.dependencies.replace(projectId, dependencies, context) > 0,
+      (context) => this.store.records.dependencies.replace(projectId, dependencies, context).length > 0,
     );
   }
 

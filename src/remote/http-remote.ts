@@ -8,6 +8,10 @@ import {
   MAX_PAGE_SIZE,
   RemoteStatusError,
   UsageError,
+  checkList,
+  checkProject,
+  checkRecord,
+  checkTask,
   type CallOptions,
   type Conditional,
   type Dependency,
@@ -16,6 +20,7 @@ import {
   type RemoteApi,
   type RemoteContext,
   type Resource,
+  type RecordType,
   type RouteName,
   type Task,
   type TaskPage,
@@ -27,7 +32,6 @@ import { Caller, type Call } from './caller.js';
 import { resolveOptions, type HttpRemoteOptions, type ResolvedOptions } from './options.js';
 import { countHeader, parseBody } from './responses.js';
 import { header, Transport, type RawResponse } from './transport.js';
-import { checkList, checkProject, checkRecord, checkTask, type RecordKind } from './validate.js';
 
 /** What the health probe saw. */
 export interface HealthResult {
@@ -38,7 +42,7 @@ export interface HealthResult {
 }
 
 /** The record each write route returns, checked when the body is not empty. */
-const WRITE_RESULTS: Partial<Record<RouteName, RecordKind>> = {
+const WRITE_RESULTS: Partial<Record<RouteName, RecordType>> = {
   createTask: 'task',
   updateTask: 'task',
   setAssignees: 'task',
@@ -175,7 +179,7 @@ export class HttpRemote implements RemoteApi {
   private async list(
     name: RouteName,
     projectId: string,
-    kind: RecordKind,
+    kind: RecordType,
     options: CallOptions | undefined,
   ): Promise<unknown[]> {
     const { response, context } = await this.get(name, { projectId }, options);

@@ -81,17 +81,28 @@ export class ProjectRecordsRepository {
 
   /**
    * Makes the project's list exactly `records`, writing only the records whose JSON changed and
-   * deleting those gone. Returns how many rows it changed.
+   * deleting those gone, except the ids in `keep`, which stay as they are. Returns the ids it
+   * wrote or deleted.
    */
-  replace(projectId: string, records: readonly IdentifiedRecord[], context: WriteContext): number {
-    const before = context.tally.rows;
+  replace(
+    projectId: string,
+    records: readonly IdentifiedRecord[],
+    context: WriteContext,
+    keep: ReadonlySet<string> = new Set(),
+  ): string[] {
+    const touched: string[] = [];
     const held = this.dataById(projectId);
     for (const record of records) {
       const data = JSON.stringify(record);
-      if (held.get(record.id) !== data) this.put(projectId, record, data, context);
+      if (!keep.has(record.id) && held.get(record.id) !== data) {
+        this.put(projectId, record, data, context);
+        touched.push(record.id);
+      }
       held.delete(record.id);
     }
-    for (const id of held.keys()) this.remove(projectId, id, context);
-    return context.tally.rows - before;
+    for (const id of held.keys()) {
+      if (!keep.has(id) && this.remove(projectId, id, context)) touched.push(id);
+    }
+    return touched;
   }
 }

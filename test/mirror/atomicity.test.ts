@@ -2,7 +2,15 @@ import { onTestFinished, describe, expect, it } from 'vitest';
 import { MalformedResponseError, RemoteStatusError } from '../../src/domain/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { makeTask } from './fake-remote.js';
-import { mirroredTaskIds, remoteTaskIds, setup, snapshot } from './helpers.js';
+import {
+  mirroredTaskIds,
+  put,
+  remoteTaskIds,
+  remove,
+  replace,
+  setup,
+  snapshot,
+} from './helpers.js';
 
 function reader(file: string) {
   const db = openDatabase(file, { readonly: true });
@@ -117,7 +125,7 @@ describe('a failed pass', () => {
     const result = await mirror.syncProject('p1');
     expect(result).toMatchObject({ ok: false, errorCode: 'remote_malformed' });
     expect(result.error).toBe(
-      'listTasks of p1 page 3: malformed response: item 0 is not an object with a string id',
+      'listTasks of p1 page 3: malformed response: row 1: task without a string id',
     );
     expect(snapshot(db)).toEqual(before);
   });
@@ -158,13 +166,13 @@ describe('deletions and events', () => {
       // Events for writes made after pages 1 and 2 were read: p1-t21 shifts onto page 2.
       const tasks = remote.tasks.get('p1')!;
       tasks[0] = { ...tasks[0]!, progress: 90, updatedAt: '2026-02-01T00:00:00.000Z' };
-      expect(mirror.applyTask('p1', tasks[0])).toBe('changed');
+      expect(put(mirror, 'p1', 'task', tasks[0])).toBe('changed');
       const [gone] = tasks.splice(1, 1);
-      expect(mirror.removeTask('p1', gone!.id)).toBe('changed');
+      expect(remove(mirror, 'p1', 'task', gone!.id)).toBe('changed');
       const born = makeTask('p1-born');
       tasks.push(born);
-      expect(mirror.applyTask('p1', born)).toBe('changed');
-      expect(mirror.replaceResources('p1', [{ id: 'r9', name: 'Pump' }])).toBe('changed');
+      expect(put(mirror, 'p1', 'task', born)).toBe('changed');
+      expect(replace(mirror, 'p1', 'resource', [{ id: 'r9', name: 'Pump' }])).toBe('changed');
       remote.resources.set('p1', [{ id: 'r9', name: 'Pump' }]);
     };
     const result = await mirror.syncProject('p1');
@@ -178,12 +186,61 @@ describe('deletions and events', () => {
     expect(db.prepare('SELECT id FROM resources').pluck().all()).toEqual(['r9']);
   });
 
+  it('replaces every list but the records events wrote during the pass (first pass included)', async () => {
+    const { db, remote, mirror } = setup({ pageSize: 10 });
+    remote.seed('p1', 12);
+    const identity = { id: 'm-bot', name: 'bot (integration)', kind: 'integration' };
+    remote.beforePage = (_p, page) => {
+      if (page !== 1) return;
+      // The service creates the token's identity on its first request and announces it.
+      remote.members.set('p1', [...remote.members.get('p1')!, identity]);
+      const event = { type: 'member.changed', projectId: 'p1', id: 'm-bot', data: identity };
+      expect(mirror.writer.applyEvent(event as never)).toBe('changed');
+    };
+    expect((await mirror.syncProject('p1')).ok).toBe(true);
+    const members = db.prepare('SELECT id FROM members ORDER BY id').pluck().all();
+    expect(members).toEqual(
+      remote.members
+        .get('p1')!
+        .map((m) => m.id)
+        .sort(),
+    );
+    expect(members.length).toBeGreaterThan(1);
+
+    // A later pass: a resource event and a dependency removal land mid-pass.
+    remote.beforePage = (_p, page) => {
+      if (page !== 2) return;
+      const [first, ...rest] = remote.resources.get('p1')!;
+      const renamed = { ...first!, name: 'Renamed' };
+      remote.resources.set('p1', [renamed, ...rest, { id: 'r-new', name: 'New' }]);
+      expect(put(mirror, 'p1', 'resource', renamed)).toBe('changed');
+      const [gone, ...kept] = remote.dependencies.get('p1')!;
+      remote.dependencies.set('p1', kept);
+      expect(remove(mirror, 'p1', 'dependency', gone!.id)).toBe('changed');
+    };
+    expect((await mirror.syncProject('p1')).ok).toBe(true);
+    const ids = (table: string) => db.prepare(`SELECT id FROM ${table} ORDER BY id`).pluck().all();
+    expect(ids('resources')).toEqual(
+      remote.resources
+        .get('p1')!
+        .map((r) => r.id)
+        .sort(),
+    );
+    expect(ids('dependencies')).toEqual(
+      remote.dependencies
+        .get('p1')!
+        .map((d) => d.id)
+        .sort(),
+    );
+    expect(db.prepare("SELECT name FROM resources WHERE id = 'r-new'").pluck().get()).toBe('New');
+  });
+
   it('keeps a task an event created during the pass, after a read that did not include it', async () => {
     const { db, remote, mirror } = setup({ pageSize: 10 });
     remote.seed('p1', 5);
     await mirror.syncProject('p1');
     remote.beforeCall = (call) => {
-      if (call.route === 'listMembers') mirror.applyTask('p1', makeTask('p1-late'));
+      if (call.route === 'listMembers') put(mirror, 'p1', 'task', makeTask('p1-late'));
     };
     expect((await mirror.syncProject('p1')).ok).toBe(true);
     expect(mirroredTaskIds(db, 'p1')).toContain('p1-late');
@@ -194,7 +251,7 @@ describe('deletions and events', () => {
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
     const stale = makeTask('p1-t1', { name: 'old', updatedAt: '2025-12-31T00:00:00.000Z' });
-    expect(mirror.applyTask('p1', stale)).toBe('unchanged');
+    expect(put(mirror, 'p1', 'task', stale)).toBe('unchanged');
     expect(db.prepare('SELECT name FROM tasks').pluck().get()).toBe('Task p1-t1');
   });
 });

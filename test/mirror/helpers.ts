@@ -1,5 +1,6 @@
 /** Shared set-up for the mirror's tests: an engine over a temp database and the fake service. */
 import pino from 'pino';
+import type { ListType, PutType } from '../../src/domain/index.js';
 import type { Db } from '../../src/store/database.js';
 import { Mirror } from '../../src/mirror/index.js';
 import type { MirrorOptions } from '../../src/mirror/index.js';
@@ -66,4 +67,23 @@ export function mirroredTaskIds(db: Db, projectId: string): string[] {
 /** The ids of the fake's tasks of a project, sorted. */
 export function remoteTaskIds(remote: FakeRemote, projectId: string): string[] {
   return (remote.tasks.get(projectId) ?? []).map((t) => t.id).sort();
+}
+
+/** Puts one record through the mirror's writer, as a fetched record would come. */
+export function put(mirror: Mirror, projectId: string, type: PutType, record: unknown) {
+  return mirror.writer.applyFetched(projectId, [{ op: 'put', type, projectId, record }], 'test');
+}
+
+/** Removes one record through the mirror's writer. */
+export function remove(mirror: Mirror, projectId: string, type: 'task' | ListType, id: string) {
+  return mirror.writer.applyFetched(projectId, [{ op: 'remove', type, projectId, id }], 'test');
+}
+
+/** Replaces one list through the mirror's writer, as a fetched list would. */
+export function replace(mirror: Mirror, projectId: string, type: ListType, records: unknown) {
+  return mirror.writer.applyFetched(
+    projectId,
+    [{ op: 'replace', type, projectId, records }],
+    'test',
+  );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/database.js';
 import { makeTask } from './fake-remote.js';
-import { setup } from './helpers.js';
+import { put, remove, setup } from './helpers.js';
 
 function history(db: Db) {
   return db
@@ -71,11 +71,11 @@ describe('task history', () => {
     remote.seed('p1', 2);
     await mirror.syncProject('p1');
     const task = { ...remote.tasks.get('p1')![0]!, progress: 50, status: 'InProgress' };
-    expect(mirror.applyTask('p1', task)).toBe('changed');
-    expect(mirror.applyTask('p1', task)).toBe('unchanged');
-    expect(mirror.removeTask('p1', 'p1-t2')).toBe('changed');
-    expect(mirror.removeTask('p1', 'p1-t2')).toBe('unchanged');
-    expect(mirror.applyTask('p1', makeTask('p1-new'))).toBe('changed');
+    expect(put(mirror, 'p1', 'task', task)).toBe('changed');
+    expect(put(mirror, 'p1', 'task', task)).toBe('unchanged');
+    expect(remove(mirror, 'p1', 'task', 'p1-t2')).toBe('changed');
+    expect(remove(mirror, 'p1', 'task', 'p1-t2')).toBe('unchanged');
+    expect(put(mirror, 'p1', 'task', makeTask('p1-new'))).toBe('changed');
     expect(history(db).map((h) => [h.taskId, h.field, h.oldValue, h.newValue])).toEqual([
       ['p1-t1', 'status', 'NotStarted', 'InProgress'],
       ['p1-t1', 'progress', '0', '50'],
@@ -91,7 +91,7 @@ describe('task history', () => {
       if (call.route === 'listTasks') throw new Error('down');
     };
     await mirror.syncProject('p1');
-    expect(mirror.applyTask('p1', makeTask('p1-x'))).toBe('changed');
+    expect(put(mirror, 'p1', 'task', makeTask('p1-x'))).toBe('changed');
     expect(history(db)).toEqual([]);
   });
 });

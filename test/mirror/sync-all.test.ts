@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RemoteStatusError, UsageError } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
-import { setup } from './helpers.js';
+import { put, replace, setup } from './helpers.js';
 
 const projectIds = (db: import('../../src/store/database.js').Db) =>
   db.prepare('SELECT id FROM projects ORDER BY id').pluck().all();
@@ -135,11 +135,11 @@ describe('syncProject', () => {
 describe('apply paths', () => {
   it('refuse projects that are not mirrored', () => {
     const { mirror } = setup();
-    expect(mirror.applyTask('p1', { id: 't1' } as never)).toBe('unknown_project');
-    expect(mirror.replaceMembers('p1', [])).toBe('unknown_project');
-    expect(mirror.applyProject({ id: 'p1', name: 'x', active: true, readOnlyReason: null })).toBe(
-      'unknown_project',
-    );
+    expect(put(mirror, 'p1', 'task', { id: 't1' } as never)).toBe('unknown_project');
+    expect(replace(mirror, 'p1', 'member', [])).toBe('unknown_project');
+    expect(
+      put(mirror, 'p1', 'project', { id: 'p1', name: 'x', active: true, readOnlyReason: null }),
+    ).toBe('unknown_project');
   });
 
   it('write projects and lists, and report when nothing changed', async () => {
@@ -147,18 +147,18 @@ describe('apply paths', () => {
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
     const project = { id: 'p1', name: 'New', active: false, readOnlyReason: 'archived' };
-    expect(mirror.applyProject(project)).toBe('changed');
-    expect(mirror.applyProject(project)).toBe('unchanged');
+    expect(put(mirror, 'p1', 'project', project)).toBe('changed');
+    expect(put(mirror, 'p1', 'project', project)).toBe('unchanged');
     expect(db.prepare('SELECT name, active, read_only_reason FROM projects').get()).toEqual({
       name: 'New',
       active: 0,
       read_only_reason: 'archived',
     });
     const members = [{ id: 'm1', name: 'Ada', kind: 'person' }];
-    expect(mirror.replaceMembers('p1', members)).toBe('unchanged');
-    expect(mirror.replaceMembers('p1', [...members, { id: 'm2' }])).toBe('changed');
+    expect(replace(mirror, 'p1', 'member', members)).toBe('unchanged');
+    expect(replace(mirror, 'p1', 'member', [...members, { id: 'm2' }])).toBe('changed');
     const deps = [{ id: 'd9', predecessorId: 'a', successorId: 'b', type: 'SS' }];
-    expect(mirror.replaceDependencies('p1', deps)).toBe('changed');
+    expect(replace(mirror, 'p1', 'dependency', deps)).toBe('changed');
     expect(
       db.prepare('SELECT id, predecessor_id, successor_id, type FROM dependencies').all(),
     ).toEqual([{ id: 'd9', predecessor_id: 'a', successor_id: 'b', type: 'SS' }]);
@@ -171,11 +171,9 @@ describe('apply paths', () => {
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
     const resource = { id: 'p1-r1', name: 'Crane' };
-    expect(mirror.applyRecord('resources', 'p1', resource)).toBe('unchanged');
-    expect(mirror.applyRecord('resources', 'p1', { ...resource, name: 'Tower crane' })).toBe(
-      'changed',
-    );
-    expect(mirror.applyRecord('members', 'p1', { id: 'm7', kind: 'integration' })).toBe('changed');
+    expect(put(mirror, 'p1', 'resource', resource)).toBe('unchanged');
+    expect(put(mirror, 'p1', 'resource', { ...resource, name: 'Tower crane' })).toBe('changed');
+    expect(put(mirror, 'p1', 'member', { id: 'm7', kind: 'integration' })).toBe('changed');
     expect(db.prepare('SELECT name FROM resources').pluck().all()).toEqual(['Tower crane']);
     expect(db.prepare('SELECT id, kind FROM members ORDER BY id').all()).toEqual([
       { id: 'm1', kind: 'person' },
@@ -183,13 +181,37 @@ describe('apply paths', () => {
     ]);
   });
 
+  it('check an event as strictly as a response: nothing of a bad event is written', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 2);
+    await mirror.syncProject('p1');
+    const before = db.prepare('SELECT id, data FROM tasks ORDER BY id').all();
+    const task = JSON.parse(
+      db.prepare("SELECT data FROM tasks WHERE id = 'p1-t1'").pluck().get() as string,
+    );
+    const events = [
+      { type: 'task.updated', projectId: 'p1', id: 'p1-t1', data: { ...task, id: 'p1-phantom' } },
+      { type: 'task.updated', projectId: 'p1', id: 'p1-t1', data: { ...task, progress: 'NaN' } },
+      { type: 'task.updated', projectId: 'p1', id: 'p1-t1', data: { ...task, name: 5 } },
+      { type: 'task.created', projectId: 'p1', data: { ...task, id: 'p1-x', projectId: 'p2' } },
+      { type: 'project.updated', projectId: 'p1', data: { id: 'p2', name: 'Other' } },
+      { type: 'member.changed', projectId: 'p1', id: 'm1', data: { id: 'm2' } },
+      { type: 'task.updated', projectId: 'p1', id: 'p1-t1' },
+    ];
+    for (const event of events) {
+      expect(() => mirror.writer.applyEvent(event as never)).toThrow(/malformed response/);
+    }
+    expect(db.prepare('SELECT id, data FROM tasks ORDER BY id').all()).toEqual(before);
+    expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(0);
+  });
+
   it('reject a record without an id', async () => {
     const { remote, mirror } = setup();
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
-    expect(() => mirror.applyTask('p1', { name: 'x' } as never)).toThrow(
-      /task is not an object with a string id/,
+    expect(() => put(mirror, 'p1', 'task', { name: 'x' } as never)).toThrow(
+      /task without a string id/,
     );
-    expect(() => mirror.replaceResources('p1', [{ name: 'x' }] as never)).toThrow(/item 0/);
+    expect(() => replace(mirror, 'p1', 'resource', [{ name: 'x' }] as never)).toThrow(/row 1/);
   });
 });

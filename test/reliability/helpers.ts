@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { wireEngine } from '../../src/daemon/wiring.js';
+import { createPusher, wireEngine } from '../../src/daemon/wiring.js';
 import type { SyncReport } from '../../src/mirror/index.js';
-import { mirrorApplyResult, OutboxPusher, type PushReport } from '../../src/outbox/index.js';
+import type { PushReport } from '../../src/outbox/index.js';
 import { Prng, type Simulator } from '../../src/sim/index.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
-import { MirrorStore } from '../../src/store/mirror-store.js';
 import { CLI_NODE_ARGS } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 
@@ -93,13 +92,7 @@ export async function inProcess<T extends 'sync' | 'push'>(
   const engine = wireEngine({ baseUrl: new URL(sim.baseUrl), token: sim.token }, { db, logger });
   try {
     if (command === 'sync') return (await engine.mirror.syncAll()) as never;
-    const pusher = new OutboxPusher({
-      db,
-      remote: engine.remote,
-      clock: engine.clock,
-      logger,
-      applyResult: mirrorApplyResult(engine.mirror, new MirrorStore(db)),
-    });
+    const pusher = createPusher(engine, db, logger);
     return (await pusher.pushOnce({ ignoreBackoff: true })) as never;
   } finally {
     await engine.close();

@@ -1,0 +1,138 @@
+/**
+ * The one validator of the service's records, whether they come in a response or in a realtime
+ * event: each is a JSON object with a non-empty string `id`, and every field we type is of its
+ * type when present. Unknown fields are kept as they come. Pure: it throws
+ * `MalformedResponseError` naming the route (or event) and the record.
+ */
+import { MalformedResponseError, type RemoteContext } from './errors.js';
+import type { JsonObject, Project, Task } from './records.js';
+
+type FieldCheck = (value: unknown) => boolean;
+
+const isString: FieldCheck = (value) => typeof value === 'string';
+const isBoolean: FieldCheck = (value) => typeof value === 'boolean';
+const isNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value);
+const isStringOrNull: FieldCheck = (value) => value === null || typeof value === 'string';
+const isStringArray: FieldCheck = (value) =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** The typed fields of each record kind, with their checks; `id` is always a required string. */
+const FIELDS = {
+  project: { name: isString, active: isBoolean, readOnlyReason: isStringOrNull },
+  task: {
+    name: isString,
+    startDate: isString,
+    endDate: isString,
+    status: isString,
+    progress: isNumber,
+    assigneeIds: isStringArray,
+    updatedAt: isString,
+  },
+  member: { name: isString, kind: isString },
+  resource: { name: isString },
+  dependency: { predecessorId: isString, successorId: isString, type: isString },
+} satisfies Record<string, Record<string, FieldCheck>>;
+
+/** The kinds of record the service returns. */
+export type RecordType = keyof typeof FIELDS;
+
+/** A record of any kind once checked: a JSON object with a non-empty string id. */
+export type CheckedRecord = JsonObject & { id: string };
+
+/** True for a JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks one record of `kind`; `where` says which ("row 3") in the error. With `expectedId`, the
+ * record's id must be that one (an event's `id`, a project asked for by id).
+ */
+export function checkRecord(
+  value: unknown,
+  kind: RecordType,
+  context: RemoteContext,
+  where = 'body',
+  expectedId?: string,
+): CheckedRecord {
+  if (!isJsonObject(value)) {
+    throw new MalformedResponseError(context, `${where} is ${describeType(value)}, not a ${kind}`);
+  }
+  const id = value['id'];
+  if (typeof id !== 'string' || id === '') {
+    throw new MalformedResponseError(context, `${where}: ${kind} without a string id`);
+  }
+  if (expectedId !== undefined && id !== expectedId) {
+    throw new MalformedResponseError(context, `${where}: ${kind} id ${id}, expected ${expectedId}`);
+  }
+  for (const [field, check] of Object.entries(FIELDS[kind] as Record<string, FieldCheck>)) {
+    const fieldValue = value[field];
+    if (fieldValue !== undefined && !check(fieldValue)) {
+      throw new MalformedResponseError(
+        context,
+        `${where}: ${kind} ${id} has ${field} of type ${describeType(fieldValue)}`,
+      );
+    }
+  }
+  return value as CheckedRecord;
+}
+
+/** Checks a list body: an array of records of one kind, no id twice. */
+export function checkList(
+  value: unknown,
+  kind: RecordType,
+  context: RemoteContext,
+): CheckedRecord[] {
+  if (!Array.isArray(value)) {
+    throw new MalformedResponseError(context, `body is ${describeType(value)}, not an array`);
+  }
+  const ids = new Set<string>();
+  return value.map((item: unknown, index) => {
+    const record = checkRecord(item, kind, context, `row ${index + 1}`);
+    if (ids.has(record.id)) throw new MalformedResponseError(context, `id ${record.id} twice`);
+    ids.add(record.id);
+    return record;
+  });
+}
+
+/** A task (typed for the engines once checked). */
+export function checkTask(
+  value: unknown,
+  context: RemoteContext,
+  where?: string,
+  expectedId?: string,
+): Task {
+  return checkRecord(value, 'task', context, where, expectedId) as Task;
+}
+
+/** A project (typed for the engines once checked). */
+export function checkProject(
+  value: unknown,
+  context: RemoteContext,
+  where?: string,
+  expectedId?: string,
+): Project {
+  return checkRecord(value, 'project', context, where, expectedId) as Project;
+}
+
+/** One page of tasks: at most `pageSize` tasks with distinct ids. */
+export function checkTaskPage(rows: unknown, pageSize: number, context: RemoteContext): Task[] {
+  if (Array.isArray(rows) && rows.length > pageSize) {
+    throw new MalformedResponseError(context, `${rows.length} rows for a pageSize of ${pageSize}`);
+  }
+  return checkList(rows, 'task', context) as Task[];
+}
+
+/** `X-Total-Count`: a non-negative integer. */
+export function checkTotalCount(total: unknown, context: RemoteContext): number {
+  if (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0) {
+    throw new MalformedResponseError(context, `X-Total-Count ${String(total)} is not a count`);
+  }
+  return total;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

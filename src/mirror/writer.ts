@@ -1,0 +1,275 @@
+/**
+ * The only writer of mirrored rows (projects, tasks, assignees, members, resources, dependencies).
+ * Whatever brings a record — a pass's commit, a realtime event, a record fetched on a hint, the
+ * service's answer to an outbox item — it reaches the mirror through one of the entry points
+ * below, which check it with the one validator, keep task history, and note in the guard of a
+ * pass in flight exactly which records they wrote, so that the pass's commit leaves those alone
+ * and replaces everything else.
+ */
+import {
+  checkList,
+  checkProject,
+  checkRecord,
+  checkTask,
+  MalformedResponseError,
+  type Clock,
+  type ListType,
+  type Project,
+  type RealtimeEvent,
+  type RecordChange,
+  type RemoteContext,
+  type Task,
+} from '../domain/index.js';
+import { isoTime } from '../store/database.js';
+import type { MirrorStore } from '../store/mirror-store.js';
+import type { RecordKind } from '../store/project-records.js';
+import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
+import type { CommitPlan, Survey } from './commit.js';
+import { eventChanges } from './event-changes.js';
+import { PassGuard } from './guard.js';
+import { keptPage, keptRows } from './page-writer.js';
+import type { ApplyOutcome } from './types.js';
+
+/** The table of each per-project list. */
+export const LIST_TABLE: Readonly<Record<ListType, RecordKind>> = {
+  member: 'members',
+  resource: 'resources',
+  dependency: 'dependencies',
+};
+
+/** The per-project lists, in the order passes read and write them. */
+export const RECORD_KINDS: readonly RecordKind[] = ['members', 'resources', 'dependencies'];
+
+/** The one write path into the mirror over one connection. */
+export class MirrorWriter {
+  private readonly store: MirrorStore;
+  private readonly clock: Clock;
+  private readonly guards = new Map<string, PassGuard>();
+
+  constructor(store: MirrorStore, clock: Clock) {
+    this.store = store;
+    this.clock = clock;
+  }
+
+  /** Starts guarding `projectId` for a pass: until `release`, other writes are noted in the guard. */
+  guard(projectId: string): PassGuard {
+    const guard = new PassGuard();
+    this.guards.set(projectId, guard);
+    return guard;
+  }
+
+  /** Ends the guard a pass took. */
+  release(projectId: string, guard: PassGuard): void {
+    if (this.guards.get(projectId) === guard) this.guards.delete(projectId);
+  }
+
+  /**
+   * Writes what a realtime event says, with no request. Throws `MalformedResponseError` when its
+   * record does not check (the caller turns the event into a hint to refresh what it names).
+   */
+  applyEvent(event: RealtimeEvent): ApplyOutcome {
+    const context = { route: `event ${event.type}`, projectId: event.projectId };
+    return this.applyChanges(event.projectId, eventChanges(event), context);
+  }
+
+  /** Writes records fetched from the service on a hint (get task, one list). */
+  applyFetched(projectId: string, changes: readonly RecordChange[], route: string): ApplyOutcome {
+    return this.applyChanges(projectId, changes, { route, projectId });
+  }
+
+  /**
+   * Writes the service's answer to an outbox item. Synchronous, so that it runs inside the
+   * transaction that marks the item done; throwing rolls the item back.
+   */
+  applyConfirmed(projectId: string, changes: readonly RecordChange[], route: string): ApplyOutcome {
+    return this.applyChanges(projectId, changes, { route, projectId });
+  }
+
+  /** A pass's first step on a project never passed: its record, and the backfill begun. */
+  beginBackfill(project: Project, tally: WriteTally): void {
+    const { store } = this;
+    store.transaction(() => {
+      store.projects.put(project, this.context(false, tally));
+      store.syncState.beginBackfill(project.id);
+    });
+  }
+
+  /**
+   * One page of a backfill, in one transaction with `bookkeeping` (the kept page, the progress):
+   * each row is noted as seen (a second sighting throws, see `markSeen`) and written unless a
+   * write during the pass holds a later copy. `fresh` rows were just received: most are new.
+   */
+  backfillPage(
+    projectId: string,
+    rows: ReadonlyArray<readonly [Task, string]>,
+    options: { fresh: boolean; tally: WriteTally; markSeen: (taskId: string) => void },
+    bookkeeping: () => void,
+  ): void {
+    const { store } = this;
+    const guard = this.guards.get(projectId);
+    const context = this.context(false, options.tally);
+    store.transaction(() => {
+      bookkeeping();
+      for (const [task, text] of rows) {
+        options.markSeen(task.id);
+        if (guard?.tasks.has(task.id)) continue;
+        if (options.fresh) store.tasks.putNew(projectId, task, text, context);
+        else store.tasks.put(projectId, task, text, context);
+      }
+    });
+  }
+
+  /**
+   * Makes the mirror equal to a consistent read in one transaction: the project, the rows of the
+   * changed pages, the tasks not seen deleted, the lists replaced, with `bookkeeping` (pages kept,
+   * pass recorded) in the same transaction. What other writes did during the pass (its guard)
+   * stays as they left it.
+   */
+  commitPass(plan: CommitPlan, found: Survey, tally: WriteTally, bookkeeping: () => void): void {
+    const { store } = this;
+    const { projectId, guard } = plan;
+    const context = this.context(!plan.backfill, tally);
+    store.transaction(() => {
+      if (!guard.project) store.projects.put(plan.project, context);
+      for (const page of found.changedPages) {
+        for (const [task, text] of keptRows(keptPage(store, projectId, plan.pageSize, page))) {
+          if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
+        }
+      }
+      if (found.unseen > 0) {
+        for (const taskId of guard.tasks) store.seenTasks.mark(projectId, taskId);
+        store.seenTasks.removeUnseen(projectId, context);
+      }
+      for (const kind of RECORD_KINDS) {
+        store.records[kind].replace(projectId, plan.lists[kind], context, guard.lists[kind]);
+      }
+      bookkeeping();
+    });
+  }
+
+  /** Deletes a project with everything mirrored and kept for it. */
+  removeProject(projectId: string): void {
+    this.store.removeProject(projectId);
+  }
+
+  /** Runs `changes` of one project in one transaction (a savepoint inside the caller's). */
+  private applyChanges(
+    projectId: string,
+    changes: readonly RecordChange[],
+    route: RemoteContext,
+  ): ApplyOutcome {
+    const { store } = this;
+    return store.transaction(() => {
+      if (store.projects.data(projectId) === undefined) return 'unknown_project';
+      const context = this.context(store.syncState.hasBaseline(projectId), newTally());
+      let changed = false;
+      for (const change of changes) {
+        if (change.projectId !== projectId) {
+          throw new MalformedResponseError(route, `a change of project ${change.projectId}`);
+        }
+        changed = this.applyOne(change, context, route) || changed;
+      }
+      if (changed) store.syncState.changed(projectId, context.at);
+      return changed ? 'changed' : 'unchanged';
+    });
+  }
+
+  private applyOne(change: RecordChange, context: WriteContext, route: RemoteContext): boolean {
+    const guard = this.guards.get(change.projectId);
+    switch (change.op) {
+      case 'put':
+        if (change.type === 'project') return this.putProject(change.record, context, route);
+        if (change.type === 'task')
+          return this.putTask(change.projectId, change.record, context, route);
+        return this.putRecord(change.type, change.projectId, change.record, context, route);
+      case 'remove':
+        if (change.type === 'task') return this.removeTask(change.projectId, change.id, context);
+        guard?.lists[LIST_TABLE[change.type]].add(change.id);
+        return this.store.records[LIST_TABLE[change.type]].remove(
+          change.projectId,
+          change.id,
+          context,
+        );
+      case 'replace': {
+        const kind = LIST_TABLE[change.type];
+        const records = checkList(change.records, change.type, route);
+        const touched = this.store.records[kind].replace(change.projectId, records, context);
+        for (const id of touched) guard?.lists[kind].add(id);
+        return touched.length > 0;
+      }
+      case 'assignees': {
+        const held = this.store.tasks.find(change.taskId);
+        if (held === undefined || held.projectId !== change.projectId) return false;
+        const task = { ...(JSON.parse(held.data) as Task), assigneeIds: [...change.assigneeIds] };
+        return this.putTask(change.projectId, task, context, route);
+      }
+    }
+  }
+
+  private putProject(record: unknown, context: WriteContext, route: RemoteContext): boolean {
+    const project = checkProject(record, route, 'record', route.projectId);
+    const guard = this.guards.get(project.id);
+    if (guard) guard.project = true;
+    return this.store.projects.put(project, context);
+  }
+
+  /** Writes a task unless the mirror holds a later version of it (by the service's `updatedAt`). */
+  private putTask(
+    projectId: string,
+    record: unknown,
+    context: WriteContext,
+    route: RemoteContext,
+  ): boolean {
+    const task = checkTask(record, route, 'record');
+    const owner = task['projectId'];
+    if (owner !== undefined && owner !== projectId) {
+      throw new MalformedResponseError(route, `task ${task.id} of project ${String(owner)}`);
+    }
+    const held = this.store.tasks.find(task.id);
+    const guard = this.guards.get(projectId);
+    if (guard) {
+      guard.tasks.add(task.id);
+      if (held === undefined) guard.shifted = true;
+    }
+    if (isNewer(held?.updatedAt, task.updatedAt)) return false;
+    return this.store.tasks.put(projectId, task, JSON.stringify(task), context);
+  }
+
+  private removeTask(projectId: string, taskId: string, context: WriteContext): boolean {
+    const removed = this.store.tasks.remove(projectId, taskId, context);
+    const guard = this.guards.get(projectId);
+    if (guard) {
+      guard.tasks.add(taskId);
+      if (removed) guard.shifted = true;
+    }
+    return removed;
+  }
+
+  private putRecord(
+    type: ListType,
+    projectId: string,
+    record: unknown,
+    context: WriteContext,
+    route: RemoteContext,
+  ): boolean {
+    const kind = LIST_TABLE[type];
+    const checked = checkRecord(record, type, route, 'record');
+    this.guards.get(projectId)?.lists[kind].add(checked.id);
+    const data = JSON.stringify(checked);
+    if (this.store.records[kind].data(projectId, checked.id) === data) return false;
+    this.store.records[kind].put(projectId, checked, data, context);
+    return true;
+  }
+
+  private context(history: boolean, tally: WriteTally): WriteContext {
+    return { at: isoTime(this.clock.now()), history, tally };
+  }
+}
+
+/** True when `held` is a later time than `incoming` (both the service's `updatedAt`). */
+function isNewer(held: string | null | undefined, incoming: unknown): boolean {
+  if (typeof held !== 'string' || typeof incoming !== 'string') return false;
+  const heldMs = Date.parse(held);
+  const incomingMs = Date.parse(incoming);
+  return Number.isFinite(heldMs) && Number.isFinite(incomingMs) && heldMs > incomingMs;
+}
