@@ -8,9 +8,10 @@ import type { BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock, type RemoteApi } from '../domain/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { MirrorStore } from '../store/mirror-store.js';
+import { OutboxRepository } from '../store/outbox.js';
+import { ProjectsRepository } from '../store/projects.js';
 import { mirrorApplyResult, type ApplyResult } from './apply.js';
-import { ITEM_COLUMNS, rowToItem, type OutboxItem } from './item.js';
-import { recoverInterrupted } from './queue.js';
+import type { OutboxItem } from './item.js';
 import { sendItem, type Outcome } from './send.js';
 import { StoreMirrorWriter } from './store-writer.js';
 
@@ -67,7 +68,7 @@ export interface PushReport {
 
 /** Sends queued edits; see the module comment. */
 export class OutboxPusher {
-  private readonly db: Db;
+  private readonly outbox: OutboxRepository;
   private readonly remote: RemoteApi;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -82,13 +83,13 @@ export class OutboxPusher {
   private waker: AbortController | undefined;
 
   constructor(options: OutboxPusherOptions) {
-    this.db = options.db;
+    this.outbox = new OutboxRepository(options.db);
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
     this.applyResult = options.applyResult ?? defaultApplyResult(options.db, options.clock);
-    this.isReadOnly =
-      options.isReadOnly ?? ((projectId) => mirroredReadOnlyReason(this.db, projectId));
+    const projects = new ProjectsRepository(options.db);
+    this.isReadOnly = options.isReadOnly ?? ((projectId) => projects.readOnlyReason(projectId));
     this.backoff = {
       baseMs: options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
       maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
@@ -125,7 +126,7 @@ export class OutboxPusher {
         if (outcome.kind === 'wait' && !(await this.sitOut(outcome.untilMs, signal))) break pass;
       }
     }
-    report.pending = this.countUnfinished();
+    report.pending = this.outbox.countUnfinished();
     return report;
   }
 
@@ -172,7 +173,7 @@ export class OutboxPusher {
   private recoverOnce(): void {
     if (this.recovered) return;
     this.recovered = true;
-    const count = recoverInterrupted(this.db, this.clock.now());
+    const count = this.outbox.recoverInterrupted(this.clock.now());
     if (count > 0)
       this.logger.warn(
         { items: count },
@@ -186,7 +187,7 @@ export class OutboxPusher {
     signal?: AbortSignal,
   ): Promise<Outcome> {
     const outcome = await sendItem(head, {
-      db: this.db,
+      outbox: this.outbox,
       remote: this.remote,
       clock: this.clock,
       logger: this.logger,
@@ -218,42 +219,24 @@ export class OutboxPusher {
   /** The first unfinished item of each project, when it is pending, due and its project not held. */
   private readyHeads(held: Set<string>, ignoreBackoff: boolean): OutboxItem[] {
     const now = isoTime(this.clock.now());
-    return this.heads().filter(
-      (head) =>
-        head.state === 'pending' &&
-        !held.has(head.projectId) &&
-        (ignoreBackoff || head.nextAttemptAt === null || head.nextAttemptAt <= now),
-    );
-  }
-
-  private heads(): OutboxItem[] {
-    const rows = this.db
-      .prepare(
-        `SELECT ${ITEM_COLUMNS} FROM outbox AS o
-         WHERE o.state IN ('pending', 'sending') AND o.id = (
-           SELECT min(i.id) FROM outbox AS i
-           WHERE i.project_id = o.project_id AND i.state IN ('pending', 'sending'))
-         ORDER BY o.id`,
-      )
-      .all() as Parameters<typeof rowToItem>[0][];
-    return rows.map(rowToItem);
+    return this.outbox
+      .heads()
+      .filter(
+        (head) =>
+          head.state === 'pending' &&
+          !held.has(head.projectId) &&
+          (ignoreBackoff || head.nextAttemptAt === null || head.nextAttemptAt <= now),
+      );
   }
 
   private idleDelayMs(): number {
     const now = this.clock.now();
     let delay = this.idleIntervalMs;
-    for (const head of this.heads()) {
+    for (const head of this.outbox.heads()) {
       if (head.state !== 'pending' || head.nextAttemptAt === null) continue;
       delay = Math.min(delay, Math.max(0, Date.parse(head.nextAttemptAt) - now));
     }
     return delay;
-  }
-
-  private countUnfinished(): number {
-    return this.db
-      .prepare(`SELECT count(*) FROM outbox WHERE state IN ('pending', 'sending')`)
-      .pluck()
-      .get() as number;
   }
 }
 
@@ -261,13 +244,4 @@ export class OutboxPusher {
 export function defaultApplyResult(db: Db, clock: Clock): ApplyResult {
   const store = new MirrorStore(db);
   return mirrorApplyResult(new StoreMirrorWriter(store, clock), store);
-}
-
-/** The mirrored `projects.read_only_reason`; null when writable or not mirrored. */
-export function mirroredReadOnlyReason(db: Db, projectId: string): string | null {
-  const reason = db
-    .prepare('SELECT read_only_reason FROM projects WHERE id = ?')
-    .pluck()
-    .get(projectId) as string | null | undefined;
-  return reason === undefined || reason === null || reason === '' ? null : reason;
 }

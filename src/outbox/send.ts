@@ -13,11 +13,11 @@ import {
   type Clock,
   type RemoteApi,
 } from '../domain/index.js';
-import type { Db } from '../store/database.js';
+import type { OutboxRepository } from '../store/outbox.js';
 import type { ApplyResult } from './apply.js';
 import type { OutboxItem } from './item.js';
 import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
-import { claimItem, errorText, markDone, markFailed, reschedule } from './transitions.js';
+import { claimItem, errorText, markDone, markFailed } from './transitions.js';
 
 /** The shortest wait after a 429, whatever `Retry-After` said. */
 export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
@@ -29,7 +29,7 @@ export type Outcome =
 
 /** What one try needs from the pusher. */
 export interface SendContext {
-  db: Db;
+  outbox: OutboxRepository;
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
@@ -41,7 +41,7 @@ export interface SendContext {
 
 /** Tries `head` once; never throws for anything the service or the network does. */
 export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outcome> {
-  const claim = claimItem(ctx.db, head.id, ctx.clock.now(), ctx.isReadOnly);
+  const claim = claimItem(ctx.outbox, head.id, ctx.clock.now(), ctx.isReadOnly);
   if (claim.kind === 'gone') return { kind: 'gone', sent: false };
   const { item } = claim;
   const log = ctx.logger.child({ item: item.id, op: item.op, projectId: item.projectId });
@@ -51,7 +51,7 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
   }
   try {
     const response = await ctx.remote.send(claim.request, { signal: ctx.signal, purpose: 'push' });
-    const note = markDone(ctx.db, item, response, ctx.clock.now(), ctx.applyResult);
+    const note = markDone(ctx.outbox, item, response, ctx.clock.now(), ctx.applyResult);
     if (note) log.warn({ status: response.status, note }, 'outbox item done; answer not mirrored');
     else log.info({ attempts: item.attempts, status: response.status }, 'outbox item done');
     return { kind: 'done', sent: true };
@@ -64,7 +64,7 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
 function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Logger): Outcome {
   const now = ctx.clock.now();
   if (ctx.signal?.aborted) {
-    reschedule(ctx.db, item, { error: null, dueAt: null, uncount: false, now });
+    ctx.outbox.requeue(item.id, { error: null, dueAt: null, uncount: false }, now);
     return { kind: 'aborted', sent: true };
   }
   if (error instanceof RateLimitedError || error instanceof BudgetExhaustedError) {
@@ -72,7 +72,7 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
       error instanceof RateLimitedError
         ? now + Math.max(MIN_RATE_LIMIT_WAIT_MS, error.retryAfterMs)
         : error.resumeAt;
-    reschedule(ctx.db, item, { error: errorLine(error), dueAt: untilMs, uncount: true, now });
+    ctx.outbox.requeue(item.id, { error: errorLine(error), dueAt: untilMs, uncount: true }, now);
     log.warn({ until: new Date(untilMs).toISOString() }, 'outbox push paused by the budget');
     return {
       kind: 'wait',
@@ -87,19 +87,23 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
       return completeLostDelete(item, ctx, log);
     }
     const code = error.serviceCode ?? `http_${error.status}`;
-    markFailed(ctx.db, item, errorText(code, error.message), now);
+    markFailed(ctx.outbox, item, errorText(code, error.message), now);
     log.warn({ status: error.status, code }, 'outbox item refused by the service');
     return { kind: 'failed', sent: true };
   }
   if (error instanceof MalformedResponseError && isOutboxOp(item.op) && !isCreateOp(item.op)) {
     // A 2xx whose body is unusable: the edit took effect. Resending it would apply it again.
-    markDone(ctx.db, item, { status: 200, body: null }, now, undefined);
+    markDone(ctx.outbox, item, { status: 200, body: null }, now, undefined);
     log.warn({ error: errorLine(error) }, 'outbox item done; the answer was malformed');
     return { kind: 'done', sent: true };
   }
   // A create is resent with its key: the service replays its first answer.
   const delayMs = backoffDelayMs(item.attempts, ctx.backoff);
-  reschedule(ctx.db, item, { error: errorLine(error), dueAt: now + delayMs, uncount: false, now });
+  ctx.outbox.requeue(
+    item.id,
+    { error: errorLine(error), dueAt: now + delayMs, uncount: false },
+    now,
+  );
   log.warn(
     { attempts: item.attempts, retryInMs: delayMs, error: errorLine(error) },
     'outbox item will be retried',
@@ -108,7 +112,7 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
 }
 
 function completeLostDelete(item: OutboxItem, ctx: SendContext, log: Logger): Outcome {
-  markDone(ctx.db, item, { status: 404, body: null }, ctx.clock.now(), ctx.applyResult);
+  markDone(ctx.outbox, item, { status: 404, body: null }, ctx.clock.now(), ctx.applyResult);
   log.info({ attempts: item.attempts }, 'outbox delete already took effect on an earlier try');
   return { kind: 'done', sent: true };
 }

@@ -10,6 +10,7 @@ export class ProjectsRepository {
   private readonly putStmt;
   private readonly deleteStmt;
   private readonly idsStmt;
+  private readonly readOnlyStmt;
 
   constructor(db: Db) {
     this.dataStmt = db.prepare<[string], string>('SELECT data FROM projects WHERE id = ?');
@@ -24,6 +25,10 @@ export class ProjectsRepository {
     this.deleteStmt = db.prepare('DELETE FROM projects WHERE id = ?');
     this.idsStmt = db.prepare<[], string>('SELECT id FROM projects ORDER BY id');
     this.idsStmt.pluck();
+    this.readOnlyStmt = db.prepare<[string], string | null>(
+      'SELECT read_only_reason FROM projects WHERE id = ?',
+    );
+    this.readOnlyStmt.pluck();
   }
 
   /** The JSON text the mirror holds for a project, if it mirrors it. */
@@ -45,6 +50,12 @@ export class ProjectsRepository {
   /** Deletes a project with everything mirrored under it. */
   remove(projectId: string): void {
     this.deleteStmt.run(projectId);
+  }
+
+  /** Why the mirrored project is read-only; null when it is writable or not mirrored. */
+  readOnlyReason(projectId: string): string | null {
+    const reason = this.readOnlyStmt.get(projectId);
+    return reason === undefined || reason === null || reason === '' ? null : reason;
   }
 
   /** The ids of every mirrored project. */

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WriteResponse } from '../../src/domain/index.js';
-import {
-  defaultApplyResult,
-  enqueue,
-  getOutboxItem,
-  type OutboxItem,
-} from '../../src/outbox/index.js';
+import { defaultApplyResult, enqueue, type OutboxItem } from '../../src/outbox/index.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
 import type { Db } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
@@ -21,7 +17,7 @@ function setup() {
   const apply = defaultApplyResult(db, clock);
   const run = (op: string, body: unknown, response: WriteResponse, targetId?: string) => {
     const { id } = enqueue(db, { op, projectId: 'p_1', targetId: targetId ?? null, body }, 0);
-    const item = getOutboxItem(db, id) as OutboxItem;
+    const item = new OutboxRepository(db).get(id) as OutboxItem;
     const sent = { ...item, requestBody: JSON.stringify(body) };
     db.transaction(() => apply(db, sent, response))();
   };
@@ -88,7 +84,7 @@ describe('the default ApplyResult', () => {
     const { db } = setup();
     const apply = defaultApplyResult(db, new FakeClock());
     const { id } = enqueue(db, { op: 'task.create', projectId: 'p_new', body: newTask('A') }, 0);
-    const item = getOutboxItem(db, id) as OutboxItem;
+    const item = new OutboxRepository(db).get(id) as OutboxItem;
     apply(db, item, { status: 201, body: { id: 't_1', name: 'A' } });
     expect(rows(db, 'SELECT id FROM tasks')).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getOutboxItem, listOutbox } from '../../src/outbox/index.js';
+import { listOutbox } from '../../src/outbox/index.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
 import { join } from 'node:path';
@@ -43,12 +44,12 @@ describe('projmirror enqueue', () => {
     const second = JSON.parse(updated.stdout) as { id: number; idempotencyKey: string };
     const mirror = openDatabase(db);
     try {
-      expect(getOutboxItem(mirror, Number(id))).toMatchObject({
+      expect(new OutboxRepository(mirror).get(Number(id))).toMatchObject({
         op: 'task.create',
         idempotencyKey: key,
         body,
       });
-      expect(getOutboxItem(mirror, second.id)).toMatchObject({
+      expect(new OutboxRepository(mirror).get(second.id)).toMatchObject({
         op: 'task.update',
         targetId: 't_1',
         idempotencyKey: second.idempotencyKey,
@@ -115,7 +116,7 @@ describe('projmirror outbox', () => {
     ]);
 
     expect(await cli('outbox', 'retry', '2', '--db', db)).toMatchObject({ code: 0 });
-    expect(getOutboxItem(mirror, 2)).toMatchObject({ state: 'pending', attempts: 2 });
+    expect(new OutboxRepository(mirror).get(2)).toMatchObject({ state: 'pending', attempts: 2 });
     mirror.prepare(`UPDATE outbox SET state = 'sending' WHERE id = 1`).run();
     const refused = await cli('outbox', 'drop', '1', '--db', db);
     expect(refused).toMatchObject({ code: 2 });

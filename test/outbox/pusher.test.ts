@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import {
   enqueue,
-  getOutboxItem,
   listOutbox,
   OutboxPusher,
   type OutboxPusherOptions,
 } from '../../src/outbox/index.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { asRemoteApi, FakeRemote } from './fake-remote.js';
@@ -93,7 +93,7 @@ describe('OutboxPusher.pushOnce', () => {
       assigneeIds: ['m_2', 'm_1'],
     });
     await pusher.pushOnce();
-    const item = getOutboxItem(db, id);
+    const item = new OutboxRepository(db).get(id);
     expect(item?.state).toBe('done');
     const result = JSON.parse(item?.result ?? 'null') as { id: string };
     expect(result.id).toBe('t_1');
@@ -115,7 +115,7 @@ describe('OutboxPusher.pushOnce', () => {
     expect(fake.tasks.has('t_1')).toBe(false);
     expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(1);
     expect(await pusher.pushOnce({ ignoreBackoff: true })).toMatchObject({ done: 1, pending: 0 });
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'done', attempts: 2 });
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'done', attempts: 2 });
     expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(0);
   });
 
@@ -127,7 +127,7 @@ describe('OutboxPusher.pushOnce', () => {
       { kind: 'commitThenDrop' },
     );
     expect(await pusher.pushOnce()).toMatchObject({ sent: 1, retried: 1, pending: 1 });
-    const afterFirst = getOutboxItem(db, id);
+    const afterFirst = new OutboxRepository(db).get(id);
     expect(afterFirst).toMatchObject({ state: 'pending', attempts: 1 });
     expect(afterFirst?.lastError).toMatch(/HTTP 503 unavailable/);
     // Backoff: a ceiling of base 1 s * 2^0, full jitter at 0.5 → 500 ms.
@@ -135,7 +135,7 @@ describe('OutboxPusher.pushOnce', () => {
     expect(await pusher.pushOnce()).toMatchObject({ sent: 0, pending: 1 });
     await clock.advance(500);
     expect(await pusher.pushOnce()).toMatchObject({ sent: 1, retried: 1 });
-    const afterSecond = getOutboxItem(db, id);
+    const afterSecond = new OutboxRepository(db).get(id);
     expect(Date.parse(afterSecond?.nextAttemptAt ?? '')).toBe(clock.now() + 1_000);
     await clock.advance(1_000);
     expect(await pusher.pushOnce()).toMatchObject({ sent: 1, done: 1, pending: 0 });
@@ -169,7 +169,7 @@ describe('OutboxPusher.pushOnce', () => {
     const id = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push({ kind: 'malformed' });
     expect(await pusher.pushOnce()).toMatchObject({ retried: 1, done: 0 });
-    expect(getOutboxItem(db, id)?.lastError).toMatch(/malformed response/);
+    expect(new OutboxRepository(db).get(id)?.lastError).toMatch(/malformed response/);
     expect(await pusher.pushOnce({ ignoreBackoff: true })).toMatchObject({ done: 1 });
   });
 
@@ -179,7 +179,7 @@ describe('OutboxPusher.pushOnce', () => {
     const id = queue('task.update', 'p_1', { progress: 40 }, 't_9');
     fake.faults.push({ kind: 'malformed' });
     expect(await pusher.pushOnce()).toMatchObject({ done: 1, retried: 0, pending: 0 });
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'done' });
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'done' });
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -189,8 +189,10 @@ describe('OutboxPusher.pushOnce', () => {
     const id = queue('task.update', 'p_1', { progress: 40 }, 't_9');
     fake.faults.push({ kind: 'emptyAnswer' });
     expect(await pusher.pushOnce()).toMatchObject({ done: 1, pending: 0 });
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'done', attempts: 1 });
-    expect(getOutboxItem(db, id)?.lastError).toMatch(/done; the answer was not mirrored/);
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(new OutboxRepository(db).get(id)?.lastError).toMatch(
+      /done; the answer was not mirrored/,
+    );
     expect(await pusher.pushOnce({ ignoreBackoff: true })).toMatchObject({ sent: 0 });
   });
 
@@ -202,10 +204,10 @@ describe('OutboxPusher.pushOnce', () => {
     await until(() => clock.pendingSleeps === 1);
     expect(clock.nextWakeAt).toBe(clock.now() + 30_000);
     expect(fake.requests).toHaveLength(1);
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'pending', attempts: 0 });
     await clock.advance(30_000);
     expect(await pass).toMatchObject({ rateLimited: 1, sent: 2, done: 1, failed: 0 });
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'done', attempts: 1 });
   });
 
   it('ends the pass on a pause longer than it will wait, leaving the item pending', async () => {
@@ -213,7 +215,7 @@ describe('OutboxPusher.pushOnce', () => {
     const id = queue('task.create', 'p_1', newTask('A'));
     fake.faults.push({ kind: 'rateLimited', retryAfterMs: 3_600_000 });
     expect(await pusher.pushOnce()).toMatchObject({ rateLimited: 1, pending: 1 });
-    const item = getOutboxItem(db, id);
+    const item = new OutboxRepository(db).get(id);
     expect(item).toMatchObject({ state: 'pending', attempts: 0 });
     expect(Date.parse(item?.nextAttemptAt ?? '')).toBe(clock.now() + 3_600_000);
   });
@@ -228,12 +230,14 @@ describe('OutboxPusher.pushOnce', () => {
       { kind: 'status', status: 400, code: 'validation_failed', message: 'name too long' },
     );
     expect(await pusher.pushOnce()).toMatchObject({ sent: 3, failed: 2, done: 1, pending: 0 });
-    expect(getOutboxItem(db, conflict)?.lastError).toMatch(
+    expect(new OutboxRepository(db).get(conflict)?.lastError).toMatch(
       /^idempotency_conflict: .*HTTP 409 idempotency_conflict: key reused$/,
     );
-    expect(getOutboxItem(db, refused)).toMatchObject({ state: 'failed', attempts: 1 });
-    expect(getOutboxItem(db, refused)?.lastError).toMatch(/^validation_failed: .*name too long/);
-    expect(getOutboxItem(db, fine)?.state).toBe('done');
+    expect(new OutboxRepository(db).get(refused)).toMatchObject({ state: 'failed', attempts: 1 });
+    expect(new OutboxRepository(db).get(refused)?.lastError).toMatch(
+      /^validation_failed: .*name too long/,
+    );
+    expect(new OutboxRepository(db).get(fine)?.state).toBe('done');
   });
 
   it('fails an item of a read-only project without spending a request', async () => {
@@ -242,7 +246,7 @@ describe('OutboxPusher.pushOnce', () => {
     const id = queue('task.create', 'p_ro', newTask('A'));
     expect(await pusher.pushOnce()).toMatchObject({ sent: 0, failed: 1 });
     expect(fake.requests).toEqual([]);
-    expect(getOutboxItem(db, id)).toMatchObject({
+    expect(new OutboxRepository(db).get(id)).toMatchObject({
       state: 'failed',
       attempts: 0,
       lastError: 'project_read_only: project p_ro is read-only (archived)',
@@ -278,7 +282,7 @@ describe('OutboxPusher.pushOnce', () => {
     fake.faults.push({ kind: 'commitThenHang' });
     void pusher.pushOnce();
     await until(() => fake.tasksOf('p_1').length === 1);
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'sending', attempts: 1 });
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'sending', attempts: 1 });
     db.close();
 
     const reopened = openDatabase(file);
@@ -293,7 +297,7 @@ describe('OutboxPusher.pushOnce', () => {
       expect(fake.requests).toHaveLength(2);
       expect(new Set(fake.requests.map((r) => `${r.idempotencyKey} ${r.body}`)).size).toBe(1);
       expect(fake.tasksOf('p_1')).toHaveLength(1);
-      expect(getOutboxItem(reopened, id)).toMatchObject({ state: 'done', attempts: 2 });
+      expect(new OutboxRepository(reopened).get(id)).toMatchObject({ state: 'done', attempts: 2 });
       expect(reopened.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(1);
     } finally {
       reopened.close();
@@ -310,10 +314,12 @@ describe('OutboxPusher.start', () => {
     fake.faults.push({ kind: 'network' });
     pusher.wake();
     await until(() => fake.requests.length === 1 && clock.pendingSleeps === 1);
-    expect(getOutboxItem(db, first)?.state).toBe('pending');
+    expect(new OutboxRepository(db).get(first)?.state).toBe('pending');
     expect(clock.nextWakeAt).toBe(clock.now() + 500);
     await clock.advance(500);
-    await until(() => getOutboxItem(db, first)?.state === 'done' && clock.pendingSleeps === 1);
+    await until(
+      () => new OutboxRepository(db).get(first)?.state === 'done' && clock.pendingSleeps === 1,
+    );
 
     db.prepare(`INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_2', ?)`).run(
       newTaskJson('B'),

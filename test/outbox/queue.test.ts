@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/index.js';
-import {
-  dropOutboxItem,
-  enqueue,
-  getOutboxItem,
-  listOutbox,
-  outboxSummary,
-  recoverInterrupted,
-  retryOutboxItem,
-} from '../../src/outbox/index.js';
+import { dropOutboxItem, enqueue, listOutbox, retryOutboxItem } from '../../src/outbox/index.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { newTask, newTaskJson } from './tasks.js';
 
@@ -31,7 +24,7 @@ describe('enqueue', () => {
     expect(second.id).toBeGreaterThan(first.id);
     expect(first.idempotencyKey).toMatch(UUID);
     expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
-    expect(getOutboxItem(db, first.id)).toMatchObject({
+    expect(new OutboxRepository(db).get(first.id)).toMatchObject({
       op: 'task.create',
       projectId: 'p_1',
       targetId: null,
@@ -78,7 +71,7 @@ describe('enqueue', () => {
     expect(item?.idempotencyKey).toMatch(UUID);
     db.prepare(`UPDATE outbox SET state = 'failed' WHERE id = ?`).run(item?.id);
     retryOutboxItem(db, item?.id ?? 0, NOW);
-    expect(getOutboxItem(db, item?.id ?? 0)?.idempotencyKey).toBe(item?.idempotencyKey);
+    expect(new OutboxRepository(db).get(item?.id ?? 0)?.idempotencyKey).toBe(item?.idempotencyKey);
   });
 });
 
@@ -91,7 +84,7 @@ describe('managing items', () => {
        WHERE id = ?`,
     ).run(id);
     retryOutboxItem(db, id, NOW + 1000);
-    expect(getOutboxItem(db, id)).toMatchObject({
+    expect(new OutboxRepository(db).get(id)).toMatchObject({
       state: 'pending',
       attempts: 3,
       nextAttemptAt: null,
@@ -117,34 +110,5 @@ describe('managing items', () => {
     dropOutboxItem(db, ids[1] ?? 0);
     expect(() => dropOutboxItem(db, ids[2] ?? 0)).toThrow(/is sending/);
     expect(listOutbox(db).map((item) => item.id)).toEqual([ids[2]]);
-  });
-
-  it('summarises counts by state and the oldest pending age', () => {
-    const { db } = tempDatabase();
-    expect(outboxSummary(db, NOW)).toEqual({
-      counts: { pending: 0, sending: 0, done: 0, failed: 0 },
-      oldestPendingAt: null,
-      oldestPendingAgeMs: null,
-    });
-    const body = newTask('A');
-    const a = enqueue(db, { op: 'task.create', projectId: 'p_1', body }, NOW - 90_000).id;
-    enqueue(db, { op: 'task.create', projectId: 'p_1', body }, NOW - 30_000);
-    const c = enqueue(db, { op: 'task.create', projectId: 'p_2', body }, NOW - 10_000).id;
-    setState(db, a, 'done');
-    setState(db, c, 'failed');
-    expect(outboxSummary(db, NOW)).toEqual({
-      counts: { pending: 1, sending: 0, done: 1, failed: 1 },
-      oldestPendingAt: '2026-11-21T11:59:30.000Z',
-      oldestPendingAgeMs: 30_000,
-    });
-    expect(listOutbox(db, { state: 'failed' }).map((item) => item.id)).toEqual([c]);
-  });
-
-  it('puts items left sending back to pending', () => {
-    const { db } = tempDatabase();
-    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: newTask('A') }, NOW);
-    db.prepare(`UPDATE outbox SET state = 'sending', attempts = 1 WHERE id = ?`).run(id);
-    expect(recoverInterrupted(db, NOW)).toBe(1);
-    expect(getOutboxItem(db, id)).toMatchObject({ state: 'pending', attempts: 1 });
   });
 });

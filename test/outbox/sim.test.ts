@@ -13,12 +13,12 @@ import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import {
   enqueue,
-  getOutboxItem,
   listOutbox,
   mirrorApplyResult,
   OutboxPusher,
   type PushReport,
 } from '../../src/outbox/index.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
 import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { Db } from '../../src/store/database.js';
@@ -98,7 +98,7 @@ describe('outbox against the simulator', () => {
     const keys = sim.requestLog
       .filter({ route: 'createTask' })
       .map((entry) => entry.headers['idempotency-key']);
-    expect(keys).toEqual([getOutboxItem(db, items[0] ?? 0)?.idempotencyKey, keys[0]]);
+    expect(keys).toEqual([new OutboxRepository(db).get(items[0] ?? 0)?.idempotencyKey, keys[0]]);
 
     expect(mirrorRows(db, 'SELECT id FROM tasks WHERE name = ?', 'Dropped once')).toEqual([
       { id: created[0]?.id },
@@ -133,7 +133,7 @@ describe('outbox against the simulator', () => {
 
     const [report] = await drain();
     expect(report).toMatchObject({ sent: 5, done: 5, failed: 1, pending: 0 });
-    expect(getOutboxItem(db, refused)?.lastError).toBe(
+    expect(new OutboxRepository(db).get(refused)?.lastError).toBe(
       `project_read_only: project ${readOnly?.id} is read-only (archived)`,
     );
     expect(sim.requestLog.filter({ where: (e) => e.method !== 'GET' }).length - writesBefore).toBe(
@@ -156,7 +156,9 @@ describe('outbox against the simulator', () => {
       assigneeIds: [member?.id],
     });
     expect(serviceTasks.some((t) => t.id === drop?.id)).toBe(false);
-    const result = JSON.parse(getOutboxItem(db, created)?.result ?? '{}') as { id: string };
+    const result = JSON.parse(new OutboxRepository(db).get(created)?.result ?? '{}') as {
+      id: string;
+    };
     expect(serviceTasks.find((t) => t.id === result.id)?.name).toBe('Fresh');
     const assignees = mirrorRows(
       db,
@@ -191,8 +193,10 @@ describe('outbox against the simulator', () => {
     expect(done.stderr).toMatch(
       /^projmirror: push: 1 item\(s\) failed \(see projmirror outbox list/,
     );
-    expect(getOutboxItem(db, refused)?.lastError).toMatch(/^validation_failed: .*m_nobody/);
-    expect(getOutboxItem(db, later)?.state).toBe('done');
+    expect(new OutboxRepository(db).get(refused)?.lastError).toMatch(
+      /^validation_failed: .*m_nobody/,
+    );
+    expect(new OutboxRepository(db).get(later)?.state).toBe('done');
     expect(done.stderr).not.toContain(sim.token);
   });
 
@@ -248,7 +252,7 @@ describe('outbox against the simulator', () => {
     expect(listOutbox(db).map((item) => [item.id, item.state, item.attempts])).toEqual(
       ids.map((id, index) => [id, 'done', index === 1 || index === 4 ? 2 : 1]),
     );
-    const k4Key = getOutboxItem(db, ids[4] ?? 0)?.idempotencyKey;
+    const k4Key = new OutboxRepository(db).get(ids[4] ?? 0)?.idempotencyKey;
     const k4Sends = sim.requestLog.filter({
       route: 'createTask',
       where: (entry) => entry.headers['idempotency-key'] === k4Key,

@@ -12,6 +12,7 @@ import { enqueue } from '../../outbox/index.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 import { isoTime, openDatabase, type Db } from '../../store/database.js';
 import { DaemonStateRepository } from '../../store/daemon-state.js';
+import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { createProgressView, type ProgressView } from '../progress.js';
@@ -192,10 +193,9 @@ async function pushEdits(
   out(
     `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
   );
-  const items = db
-    .prepare('SELECT id, op, project_id, target_id, state, last_error FROM outbox ORDER BY id')
-    .raw()
-    .all() as unknown[][];
+  const items = new OutboxRepository(db)
+    .list()
+    .map((item) => [item.id, item.op, item.projectId, item.targetId, item.state, item.lastError]);
   out(
     table([
       ['id', 'op', 'project', 'target', 'state', 'last_error'],

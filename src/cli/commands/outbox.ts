@@ -2,15 +2,14 @@
 import { systemClock, UsageError } from '../../domain/index.js';
 import {
   dropOutboxItem,
-  listOutbox,
   OUTBOX_STATES,
-  outboxSummary,
   retryOutboxItem,
   type OutboxItem,
   type OutboxState,
   type OutboxSummary,
 } from '../../outbox/index.js';
 import { openDatabase, type Db } from '../../store/database.js';
+import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
@@ -69,13 +68,14 @@ function parseId(value: unknown, action: string): number {
 
 function list(db: Db, args: Record<string, unknown>): void {
   const state = args['state'] as OutboxState | undefined;
-  const items = listOutbox(db, state === undefined ? {} : { state });
+  const outbox = new OutboxRepository(db);
+  const items = outbox.list(state === undefined ? {} : { state });
   if (args['json']) {
     process.stdout.write(`${JSON.stringify(items.map(itemJson))}\n`);
     return;
   }
   const lines = items.map(itemLine);
-  lines.push(summaryLine(outboxSummary(db, systemClock.now())));
+  lines.push(summaryLine(outbox.summary(systemClock.now())));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -5,9 +5,9 @@
  */
 import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
-import { outboxSummary, type OutboxSummary } from '../../outbox/index.js';
 import type { Db } from '../../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
+import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { SyncStateRepository } from '../../store/sync-state.js';
 
 /** One project's line. */
@@ -113,7 +113,7 @@ export function gatherStatus(db: Db, now: number): StatusReport {
           stalenessBoundSeconds: Math.round(plan.stalenessBoundMs / 1000),
         }
       : null,
-    outbox: outboxSummary(db, now),
+    outbox: new OutboxRepository(db).summary(now),
   };
 }
 

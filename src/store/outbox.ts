@@ -1,0 +1,274 @@
+/** The `outbox` table: local edits waiting to be pushed. Every statement on it lives here. */
+import { isoTime, type Db } from './database.js';
+
+/** The life of an item: pending → sending → done | failed (or back to pending on a retry). */
+export const OUTBOX_STATES = ['pending', 'sending', 'done', 'failed'] as const;
+
+/** One of `OUTBOX_STATES`. */
+export type OutboxState = (typeof OUTBOX_STATES)[number];
+
+/** A row of `outbox`. JSON columns are kept as text, exactly as stored. */
+export interface OutboxItem {
+  id: number;
+  op: string;
+  projectId: string;
+  targetId: string | null;
+  body: string;
+  idempotencyKey: string;
+  state: OutboxState;
+  attempts: number;
+  lastError: string | null;
+  result: string | null;
+  /** The exact body sent, fixed at the first attempt ('' for a bodiless request). */
+  requestBody: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An edit to append: `body` is the JSON text of the op's body. */
+export interface NewOutboxItem {
+  op: string;
+  projectId: string;
+  targetId: string | null;
+  body: string;
+}
+
+/** Counts by state and the age of the oldest item not yet pushed. */
+export interface OutboxSummary {
+  counts: Record<OutboxState, number>;
+  /** When the oldest pending (or sending) item was queued; null when there is none. */
+  oldestPendingAt: string | null;
+  /** Its age in milliseconds at `now`; null when there is none. */
+  oldestPendingAgeMs: number | null;
+}
+
+/** How an item goes back to `pending` after a try that did not finish it. */
+export interface Requeue {
+  /** Kept as `last_error`; null keeps the one there. */
+  error: string | null;
+  /** When it may be tried again; null for at once. */
+  dueAt: number | null;
+  /** Takes back the try's attempt (the service refused it before looking: 429, budget). */
+  uncount: boolean;
+}
+
+const ITEM_COLUMNS = `id, op, project_id, target_id, body, idempotency_key, state, attempts,
+  last_error, result, request_body, next_attempt_at, created_at, updated_at`;
+
+const UNFINISHED = `state IN ('pending', 'sending')`;
+
+interface ItemRow {
+  id: number;
+  op: string;
+  project_id: string;
+  target_id: string | null;
+  body: string;
+  idempotency_key: string;
+  state: OutboxState;
+  attempts: number;
+  last_error: string | null;
+  result: string | null;
+  request_body: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function rowToItem(row: ItemRow): OutboxItem {
+  return {
+    id: row.id,
+    op: row.op,
+    projectId: row.project_id,
+    targetId: row.target_id,
+    body: row.body,
+    idempotencyKey: row.idempotency_key,
+    state: row.state,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    result: row.result,
+    requestBody: row.request_body,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Reads and writes `outbox` rows; times come in as epoch ms and are stored as ISO-8601 UTC. */
+export class OutboxRepository {
+  /** The connection, for writes that must share the outbox's transaction (the mirror's). */
+  readonly db: Db;
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly unfinishedStmt;
+  private readonly headsStmt;
+  private readonly countUnfinishedStmt;
+  private readonly countsStmt;
+  private readonly oldestStmt;
+  private readonly sendingStmt;
+  private readonly failedStmt;
+  private readonly doneStmt;
+  private readonly requeueStmt;
+  private readonly makeDueStmt;
+  private readonly recoverStmt;
+  private readonly deleteStmt;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.insertStmt = db.prepare<
+      [string, string, string | null, string, string, string],
+      { id: number; idempotency_key: string }
+    >(
+      `INSERT INTO outbox (op, project_id, target_id, body, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?) RETURNING id, idempotency_key`,
+    );
+    this.getStmt = db.prepare<[number], ItemRow>(`SELECT ${ITEM_COLUMNS} FROM outbox WHERE id = ?`);
+    this.unfinishedStmt = db.prepare<[], ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM outbox WHERE ${UNFINISHED} ORDER BY id`,
+    );
+    this.headsStmt = db.prepare<[], ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM outbox AS o
+       WHERE o.${UNFINISHED} AND o.id = (
+         SELECT min(i.id) FROM outbox AS i
+         WHERE i.project_id = o.project_id AND i.${UNFINISHED})
+       ORDER BY o.id`,
+    );
+    this.countUnfinishedStmt = db.prepare<[], number>(
+      `SELECT count(*) FROM outbox WHERE ${UNFINISHED}`,
+    );
+    this.countUnfinishedStmt.pluck();
+    this.countsStmt = db.prepare<[], { state: OutboxState; n: number }>(
+      'SELECT state, count(*) AS n FROM outbox GROUP BY state',
+    );
+    this.oldestStmt = db.prepare<[], string | null>(
+      `SELECT min(created_at) FROM outbox WHERE ${UNFINISHED}`,
+    );
+    this.oldestStmt.pluck();
+    this.sendingStmt = db.prepare(
+      `UPDATE outbox SET state = 'sending', attempts = attempts + 1, request_body = ?,
+         next_attempt_at = NULL, updated_at = ? WHERE id = ?`,
+    );
+    this.failedStmt = db.prepare(
+      `UPDATE outbox SET state = 'failed', last_error = ?, next_attempt_at = NULL, updated_at = ?
+       WHERE id = ?`,
+    );
+    this.doneStmt = db.prepare(
+      `UPDATE outbox SET state = 'done', result = ?, last_error = ?, next_attempt_at = NULL,
+         updated_at = ? WHERE id = ?`,
+    );
+    this.requeueStmt = db.prepare(
+      `UPDATE outbox SET state = 'pending', last_error = coalesce(?, last_error),
+         next_attempt_at = ?, attempts = max(0, attempts - ?), updated_at = ?
+       WHERE id = ? AND state = 'sending'`,
+    );
+    this.makeDueStmt = db.prepare(
+      `UPDATE outbox SET state = 'pending', next_attempt_at = NULL, updated_at = ? WHERE id = ?`,
+    );
+    this.recoverStmt = db.prepare(
+      `UPDATE outbox SET state = 'pending', next_attempt_at = NULL, updated_at = ?
+       WHERE state = 'sending'`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM outbox WHERE id = ?');
+  }
+
+  /**
+   * Runs `fn` in one write transaction, begun IMMEDIATE; inside another transaction it nests as
+   * a savepoint, so a failure in `fn` undoes only what `fn` wrote.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Appends an item to its project's queue; its id and the idempotency key SQL gave it. */
+  insert(item: NewOutboxItem, now: number): { id: number; idempotencyKey: string } {
+    const at = isoTime(now);
+    const row = this.insertStmt.get(item.op, item.projectId, item.targetId, item.body, at, at);
+    if (row === undefined) throw new Error('INSERT INTO outbox returned no row');
+    return { id: row.id, idempotencyKey: row.idempotency_key };
+  }
+
+  /** The item with this id, or undefined. */
+  get(id: number): OutboxItem | undefined {
+    const row = this.getStmt.get(id);
+    return row === undefined ? undefined : rowToItem(row);
+  }
+
+  /** Items in queue order, optionally of one state; `limit` bounds the count. */
+  list(filter: { state?: OutboxState; limit?: number } = {}): OutboxItem[] {
+    const where = filter.state === undefined ? '' : 'WHERE state = @state';
+    const limit = filter.limit === undefined ? '' : 'LIMIT @limit';
+    const rows = this.db
+      .prepare<[{ state?: string; limit?: number }], ItemRow>(
+        `SELECT ${ITEM_COLUMNS} FROM outbox ${where} ORDER BY id ${limit}`,
+      )
+      .all({ state: filter.state, limit: filter.limit });
+    return rows.map(rowToItem);
+  }
+
+  /** Items still to push (pending or sending), in queue order. */
+  unfinished(): OutboxItem[] {
+    return this.unfinishedStmt.all().map(rowToItem);
+  }
+
+  /** The first unfinished item of each project, in queue order. */
+  heads(): OutboxItem[] {
+    return this.headsStmt.all().map(rowToItem);
+  }
+
+  /** How many items are pending or sending. */
+  countUnfinished(): number {
+    return this.countUnfinishedStmt.get() ?? 0;
+  }
+
+  /** The outbox at a glance, for `status` and metrics. */
+  summary(now: number): OutboxSummary {
+    const counts = Object.fromEntries(OUTBOX_STATES.map((state) => [state, 0])) as Record<
+      OutboxState,
+      number
+    >;
+    for (const row of this.countsStmt.all()) counts[row.state] = row.n;
+    const oldest = this.oldestStmt.get() ?? null;
+    const oldestMs = oldest === null ? Number.NaN : Date.parse(oldest);
+    return {
+      counts,
+      oldestPendingAt: oldest,
+      oldestPendingAgeMs: Number.isNaN(oldestMs) ? null : Math.max(0, now - oldestMs),
+    };
+  }
+
+  /** Moves an item to `sending`, counting one more attempt, with the exact body it is sent with. */
+  markSending(id: number, requestBody: string, now: number): void {
+    this.sendingStmt.run(requestBody, isoTime(now), id);
+  }
+
+  /** Marks an item failed for good, with `error` as its `last_error`. */
+  markFailed(id: number, error: string, now: number): void {
+    this.failedStmt.run(error, isoTime(now), id);
+  }
+
+  /** Marks an item done with the service's answer (JSON text) and an optional note. */
+  markDone(id: number, result: string | null, note: string | null, now: number): void {
+    this.doneStmt.run(result, note, isoTime(now), id);
+  }
+
+  /** Puts an item that is `sending` back to `pending`, as `requeue` says. */
+  requeue(id: number, requeue: Requeue, now: number): void {
+    const dueAt = requeue.dueAt === null ? null : isoTime(requeue.dueAt);
+    this.requeueStmt.run(requeue.error, dueAt, requeue.uncount ? 1 : 0, isoTime(now), id);
+  }
+
+  /** Makes an item pending and due at once (attempts and last error kept). */
+  makeDue(id: number, now: number): void {
+    this.makeDueStmt.run(isoTime(now), id);
+  }
+
+  /** Returns every item left in `sending` (by a process that died mid-push) to `pending`. */
+  recoverInterrupted(now: number): number {
+    return this.recoverStmt.run(isoTime(now)).changes;
+  }
+
+  /** Deletes an item. */
+  remove(id: number): void {
+    this.deleteStmt.run(id);
+  }
+}

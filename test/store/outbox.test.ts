@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { OutboxRepository } from '../../src/store/outbox.js';
+import { tempDatabase } from '../fixtures/db.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function setup() {
+  const { db } = tempDatabase();
+  const outbox = new OutboxRepository(db);
+  const add = (projectId: string, at = NOW) =>
+    outbox.insert({ op: 'task.delete', projectId, targetId: 't_1', body: '{}' }, at).id;
+  return { db, outbox, add };
+}
+
+describe('OutboxRepository', () => {
+  it('inserts pending items with a key from SQL, and reads them back in queue order', () => {
+    const { outbox, add } = setup();
+    const created = outbox.insert(
+      { op: 'task.create', projectId: 'p_1', targetId: null, body: '{"name":"A"}' },
+      NOW,
+    );
+    expect(created.idempotencyKey).toMatch(UUID);
+    const second = add('p_2');
+    expect(outbox.get(created.id)).toEqual({
+      id: created.id,
+      op: 'task.create',
+      projectId: 'p_1',
+      targetId: null,
+      body: '{"name":"A"}',
+      idempotencyKey: created.idempotencyKey,
+      state: 'pending',
+      attempts: 0,
+      lastError: null,
+      result: null,
+      requestBody: null,
+      nextAttemptAt: null,
+      createdAt: '2026-11-21T12:00:00.000Z',
+      updatedAt: '2026-11-21T12:00:00.000Z',
+    });
+    expect(outbox.get(999)).toBeUndefined();
+    expect(outbox.list().map((item) => item.id)).toEqual([created.id, second]);
+    expect(outbox.list({ limit: 1 }).map((item) => item.id)).toEqual([created.id]);
+  });
+
+  it('walks an item through sending, back to pending, and done or failed', () => {
+    const { outbox, add } = setup();
+    const id = add('p_1');
+    outbox.markSending(id, '', NOW + 1_000);
+    expect(outbox.get(id)).toMatchObject({ state: 'sending', attempts: 1, requestBody: '' });
+    outbox.requeue(id, { error: 'HTTP 503', dueAt: NOW + 5_000, uncount: false }, NOW + 2_000);
+    expect(outbox.get(id)).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lastError: 'HTTP 503',
+      nextAttemptAt: '2026-11-21T12:00:05.000Z',
+      updatedAt: '2026-11-21T12:00:02.000Z',
+    });
+    outbox.markSending(id, '', NOW);
+    outbox.requeue(id, { error: null, dueAt: null, uncount: true }, NOW);
+    expect(outbox.get(id)).toMatchObject({
+      attempts: 1,
+      lastError: 'HTTP 503',
+      nextAttemptAt: null,
+    });
+    outbox.requeue(id, { error: 'late', dueAt: null, uncount: false }, NOW);
+    expect(outbox.get(id)?.lastError).toBe('HTTP 503');
+    outbox.markSending(id, '', NOW);
+    outbox.markDone(id, '{"id":"t_1"}', null, NOW);
+    expect(outbox.get(id)).toMatchObject({
+      state: 'done',
+      result: '{"id":"t_1"}',
+      lastError: null,
+    });
+
+    const other = add('p_1');
+    outbox.markFailed(other, 'invalid_body: nope', NOW);
+    expect(outbox.get(other)).toMatchObject({ state: 'failed', lastError: 'invalid_body: nope' });
+    outbox.makeDue(other, NOW);
+    expect(outbox.get(other)?.state).toBe('pending');
+    outbox.remove(other);
+    expect(outbox.get(other)).toBeUndefined();
+  });
+
+  it('gives the first unfinished item of each project as its head', () => {
+    const { outbox, add } = setup();
+    const [a1, b1, a2, c1] = [add('p_a'), add('p_b'), add('p_a'), add('p_c')];
+    outbox.markSending(b1 ?? 0, '', NOW);
+    outbox.markFailed(c1 ?? 0, 'x', NOW);
+    expect(outbox.heads().map((item) => item.id)).toEqual([a1, b1]);
+    expect(outbox.unfinished().map((item) => item.id)).toEqual([a1, b1, a2]);
+    expect(outbox.countUnfinished()).toBe(3);
+    outbox.markSending(a1 ?? 0, '', NOW);
+    outbox.markDone(a1 ?? 0, null, null, NOW);
+    expect(outbox.heads().map((item) => item.id)).toEqual([b1, a2]);
+  });
+
+  it('summarises counts by state and the oldest pending age', () => {
+    const { outbox, add } = setup();
+    expect(outbox.summary(NOW)).toEqual({
+      counts: { pending: 0, sending: 0, done: 0, failed: 0 },
+      oldestPendingAt: null,
+      oldestPendingAgeMs: null,
+    });
+    const a = add('p_1', NOW - 90_000);
+    add('p_1', NOW - 30_000);
+    const c = add('p_2', NOW - 10_000);
+    outbox.markDone(a, null, null, NOW);
+    outbox.markFailed(c, 'x', NOW);
+    expect(outbox.summary(NOW)).toEqual({
+      counts: { pending: 1, sending: 0, done: 1, failed: 1 },
+      oldestPendingAt: '2026-11-21T11:59:30.000Z',
+      oldestPendingAgeMs: 30_000,
+    });
+    expect(outbox.list({ state: 'failed' }).map((item) => item.id)).toEqual([c]);
+  });
+
+  it('puts items left sending back to pending, attempts kept', () => {
+    const { outbox, add } = setup();
+    const id = add('p_1');
+    outbox.markSending(id, '', NOW);
+    expect(outbox.recoverInterrupted(NOW + 1)).toBe(1);
+    expect(outbox.get(id)).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(outbox.recoverInterrupted(NOW + 2)).toBe(0);
+  });
+
+  it('undoes only the inner writes when a nested transaction throws', () => {
+    const { outbox, add } = setup();
+    const id = add('p_1');
+    outbox.transaction(() => {
+      expect(() =>
+        outbox.transaction(() => {
+          outbox.markFailed(id, 'inner', NOW);
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
+      outbox.markSending(id, '', NOW);
+    });
+    expect(outbox.get(id)).toMatchObject({ state: 'sending', lastError: null });
+  });
+});
