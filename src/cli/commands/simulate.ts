@@ -1,7 +1,8 @@
 /**
  * `projmirror simulate`: the bundled simulator of the service on loopback (contract section 6).
  * Prints one JSON line `{"baseUrl", "realtimeUrl", "caFile", "tokens"}` once it listens, then
- * serves until SIGTERM or SIGINT, closes cleanly and exits 0.
+ * serves until SIGTERM or SIGINT, closes cleanly and exits 0. `--readings PROFILE` and one flag
+ * per switch pick the readings of what the spec leaves open (contract section 4).
  */
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import { DEFAULT_ROUTES, UsageError, type RouteName } from '../../domain/index.js';
@@ -12,11 +13,15 @@ import {
   DEFAULT_DAY_MS,
   DEFAULT_IP_LIMIT,
   DEFAULT_PROJECTS,
+  DEFAULT_READINGS,
   DEFAULT_SEED,
   DEFAULT_TASKS_PER_PROJECT,
+  READING_CHOICES,
+  READING_PROFILES,
   startSimulator,
   type FaultKind,
   type FaultRule,
+  type SimReadings,
   type SimulatorOptions,
 } from '../../sim/index.js';
 import type { CliCommand } from '../command.js';
@@ -24,10 +29,68 @@ import { EXIT_OK } from '../exit.js';
 
 const FAULT_KINDS: FaultKind[] = ['html', 'malformed', 'wrongShape', 'drop', 'commitThenDrop'];
 
+type ReadingName = keyof SimReadings;
+
+/** Each reading switch's flag and help; the flag is the switch's name in kebab case. */
+const READING_FLAGS: Record<ReadingName, { flag: string; describe: string }> = {
+  identity: {
+    flag: 'identity',
+    describe: "a token's integration member appears on its first write, or first request",
+  },
+  setDependencies: {
+    flag: 'set-dependencies',
+    describe: 'set dependencies: one dependency.changed, or one per added/removed record',
+  },
+  reorder: {
+    flag: 'reorder',
+    describe: 'reorder: one project.updated, or one task.updated per moved task',
+  },
+  idempotency: {
+    flag: 'idempotency',
+    describe: 'Idempotency-Key bodies compared as bytes, or as parsed JSON',
+  },
+  hiddenRecord: {
+    flag: 'hidden-record',
+    describe: "a hidden project's task, resource or dependency answers 403 or 404",
+  },
+  statusMapping: {
+    flag: 'status-mapping',
+    describe: 'status from progress: contract (0, 1-99, 100) or coarse (<50, 50-99, 100)',
+  },
+};
+
+const READINGS_GROUP = 'Readings of what the spec leaves open (contract section 4):';
+
+/**
+ * `--readings PROFILE` and one flag per switch; unset flags keep the profile's value. The values
+ * are checked by `readingsFromArgs` (one line naming the bad value), not by yargs `choices`.
+ */
+function readingOptions(yargs: Argv): Argv {
+  const names = Object.keys(READING_FLAGS) as ReadingName[];
+  const profiles = READING_PROFILES.map(([name]) => name).join(', ');
+  let result = yargs.option('readings', {
+    type: 'string',
+    defaultDescription: 'default',
+    describe: `a named set of readings, overridden by the flags below: ${profiles}`,
+  });
+  for (const name of names) {
+    const { flag, describe } = READING_FLAGS[name];
+    result = result.option(flag, {
+      type: 'string',
+      defaultDescription: String(DEFAULT_READINGS[name]),
+      describe: `${describe} [${READING_CHOICES[name].join(' | ')}]`,
+    });
+  }
+  return result.group(
+    ['readings', ...names.map((name) => READING_FLAGS[name].flag)],
+    READINGS_GROUP,
+  );
+}
+
 function builder(yargs: Argv): Argv {
   // PROJMIRROR_* variables configure the daemon, not the simulator (PROJMIRROR_PROJECTS is a
   // list of ids there, PROJMIRROR_TOKEN a secret that must not be printed): ignore them here.
-  return yargs
+  return readingOptions(yargs)
     .env(false)
     .option('port', {
       type: 'number',
@@ -147,6 +210,30 @@ function count(args: ArgumentsCamelCase, name: string, flag: string): number {
   return value;
 }
 
+/** The readings a parsed command line asks for: `--readings`' profile, then each switch's flag. */
+export function readingsFromArgs(args: ArgumentsCamelCase): SimReadings {
+  const profileName = String(args['readings'] ?? 'default');
+  const profile = READING_PROFILES.find(([name]) => name === profileName);
+  if (profile === undefined) {
+    const names = READING_PROFILES.map(([name]) => name).join(', ');
+    throw new UsageError(`--readings ${JSON.stringify(profileName)} must be one of ${names}`);
+  }
+  const readings: Record<string, unknown> = { ...profile[1] };
+  for (const name of Object.keys(READING_FLAGS) as ReadingName[]) {
+    const value = args[name];
+    if (value === undefined) continue;
+    const choices: readonly (string | number)[] = READING_CHOICES[name];
+    const chosen = choices.find((choice) => String(choice) === String(value));
+    if (chosen === undefined) {
+      throw new UsageError(
+        `--${READING_FLAGS[name].flag} ${JSON.stringify(String(value))} must be one of ${choices.join(', ')}`,
+      );
+    }
+    readings[name] = chosen;
+  }
+  return readings as unknown as SimReadings;
+}
+
 /** The simulator options a parsed `simulate` command line asks for. */
 export function simulatorOptionsFromArgs(args: ArgumentsCamelCase): SimulatorOptions {
   const positive = (name: string, flag: string) => {
@@ -173,6 +260,7 @@ export function simulatorOptionsFromArgs(args: ArgumentsCamelCase): SimulatorOpt
     realtimeData: args['realtimeData'] !== false,
     faults: strings(args['fail']).map(parseFailSpec),
     delayMs: count(args, 'delayMs', 'delay-ms'),
+    readings: readingsFromArgs(args),
   };
 }
 
