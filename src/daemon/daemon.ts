@@ -7,11 +7,17 @@ import type { Logger } from 'pino';
 import { ForeignUseEstimator, nextReset, planDay, type DailyPlan } from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { OutboxPusher } from '../outbox/index.js';
-import { Coalescer, RealtimeListener, type Change } from '../realtime/index.js';
+import {
+  Coalescer,
+  RealtimeListener,
+  type Change,
+  type RefreshRequest,
+} from '../realtime/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 import { ChangeApplier } from './changes.js';
 import { PollScheduler } from './poll-scheduler.js';
+import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
 import { createPusher, type Engine } from './wiring.js';
 import { MirrorFacts } from './mirror-facts.js';
@@ -39,6 +45,18 @@ export interface DaemonOptions {
   outboxIdleMs?: number;
   /** Told whenever realtime connects or disconnects. */
   onRealtimeStatus?: (connected: boolean) => void;
+  /** Refreshes one project may make per hour on realtime hints (`DEFAULT_REFRESHES_PER_PROJECT_HOUR`). */
+  refreshesPerProjectHour?: number;
+  /** Jitter source in [0, 1) for the failed-pass backoff; `Math.random` by default. */
+  random?: () => number;
+}
+
+/** What `status` shows of the start-up reconcile: when it began and ended. */
+export interface StartupState {
+  startedAt: string;
+  finishedAt?: string;
+  /** Projects whose pass failed in it (each then retried with backoff). */
+  failed?: string[];
 }
 
 /** The daemon. */
@@ -58,6 +76,7 @@ export class Daemon {
   private readonly controller = new AbortController();
   private readonly loops: Promise<void>[] = [];
   private readonly refreshes = new Set<Promise<void>>();
+  private readonly limiter: RefreshLimiter;
   private realtimeConnected = false;
 
   constructor(options: DaemonOptions) {
@@ -71,9 +90,11 @@ export class Daemon {
       clock: this.clock,
       logger: this.logger,
       plan: () => this.plan(),
-      poll: (projectId, signal) => this.poll(projectId, signal),
+      poll: (projectId, signal) => this.syncProject(projectId, signal, 'poll'),
       lastPassAt: (projectId) => this.facts.lastPassAt(projectId),
+      ...(options.random ? { random: options.random } : {}),
     });
+    this.limiter = new RefreshLimiter(this.clock, options.refreshesPerProjectHour);
     this.pusher = createPusher(
       engine,
       db,
@@ -84,8 +105,12 @@ export class Daemon {
       mirror: engine.mirror,
       remote: engine.remote,
       logger: this.logger,
-      syncProject: (projectId, signal) => this.syncProject(projectId, signal, 'refresh'),
-      reconcile: (signal) => this.reconcile(signal),
+      syncProject: async (projectId, signal) => {
+        await this.syncProject(projectId, signal, 'refresh');
+      },
+      reconcile: async (signal) => {
+        await this.reconcile(signal);
+      },
       onUnknownProject: (projectId) => {
         if (options.projects && !options.projects.includes(projectId)) return;
         this.coalescer.push({ kind: 'hint', projectId, reason: 'a project not mirrored yet' });
@@ -102,7 +127,7 @@ export class Daemon {
           this.coalescer.push({ kind: 'hint', projectId: event.projectId, reason: 'bad data' });
         }
       },
-      onRefresh: (request) => this.track(this.applier.refresh(request, this.controller.signal)),
+      onRefresh: (request) => this.refresh(request),
     });
     this.listener = options.realtime
       ? new RealtimeListener({
@@ -117,8 +142,11 @@ export class Daemon {
       : undefined;
     this.schedules = new Schedules({
       reconcileCron: options.reconcileCron ?? DEFAULT_RECONCILE_CRON,
+      clock: this.clock,
       logger: this.logger,
-      reconcile: () => this.reconcile(this.controller.signal),
+      reconcile: async () => {
+        await this.reconcile(this.controller.signal);
+      },
       pruneHistory: () => {
         const days = options.historyRetentionDays ?? DEFAULT_HISTORY_RETENTION_DAYS;
         const removed = this.facts.pruneHistory(this.clock.now(), days);
@@ -128,25 +156,24 @@ export class Daemon {
   }
 
   /**
-   * Reconciles when the mirror is empty or lacks a configured project; stale projects are then
-   * due at once in the poll schedule. Starts every loop.
+   * Starts every loop. Start-up counts as a reconnect (changes made while no daemon ran sent
+   * events nobody heard): every project is reconciled first, cheaply since unchanged pages answer
+   * 304, and a project whose pass fails is retried with backoff. `onReconcileBegun` is told when
+   * the mirror is open and that reconcile has begun.
    */
-  async start(): Promise<void> {
+  async start(onReconcileBegun?: () => void): Promise<void> {
     const signal = this.controller.signal;
     // `push` checks this, so that two pushers never resend each other's items.
     this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     this.listener?.start(signal);
     this.pusher.start(signal);
-    const mirrored = this.facts.projectIds();
-    const missing = (this.options.projects ?? []).some((id) => !mirrored.includes(id));
-    if (mirrored.length === 0 || missing) {
-      // Tracked like a loop, so that stop() aborts it and waits for it.
-      const initial = this.reconcile(signal);
-      this.loops.push(initial);
-      await initial;
-    }
+    // Tracked like a loop, so that stop() aborts it and waits for it.
+    const startup = this.startupReconcile(signal);
+    this.loops.push(startup);
+    onReconcileBegun?.();
+    await startup;
     if (signal.aborted) return;
-    this.schedules.start();
+    this.schedules.start(signal);
     this.loops.push(this.scheduler.run(signal));
     this.logger.info({ plan: summary(this.plan()) }, 'daemon started');
   }
@@ -190,28 +217,72 @@ export class Daemon {
     });
   }
 
-  /** A reconcile of every project: one listing, then a pass over each. */
-  async reconcile(signal: AbortSignal): Promise<void> {
+  /**
+   * A reconcile of every project: one listing, then a pass over each. Each project's outcome
+   * goes to the poll schedule (a failed one is retried with backoff); a failed listing counts as
+   * a failure of every project. Returns the projects that failed.
+   */
+  async reconcile(signal: AbortSignal): Promise<string[]> {
     const report = await this.options.engine.mirror.syncAll(this.options.projects, {
       signal,
       purpose: 'poll',
     });
-    if (report.error) this.logger.warn({ err: report.error }, 'reconcile failed');
+    const failed: string[] = [];
+    if (report.error) {
+      this.logger.warn({ err: report.error }, 'reconcile failed');
+      if (!signal.aborted) failed.push(...(this.options.projects ?? this.facts.projectIds()));
+    }
+    for (const result of report.projects) {
+      if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
+      else if (result.ok) this.scheduler.recordResult(result.projectId, true);
+    }
+    if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
     this.afterRequests();
+    return failed;
   }
 
-  private async poll(projectId: string, signal: AbortSignal): Promise<void> {
-    await this.syncProject(projectId, signal, 'poll');
+  /** The start-up reconcile, recorded for `status`. */
+  private async startupReconcile(signal: AbortSignal): Promise<void> {
+    const startedAt = isoTime(this.clock.now());
+    this.state.set(STATE_KEYS.startup, { startedAt } satisfies StartupState, startedAt);
+    const failed = await this.reconcile(signal);
+    if (signal.aborted) return;
+    const finishedAt = isoTime(this.clock.now());
+    const state: StartupState = { startedAt, finishedAt, failed };
+    this.state.set(STATE_KEYS.startup, state, finishedAt);
+    this.logger.info({ failed: failed.length }, 'start-up reconcile finished');
   }
 
+  /** One pass; its outcome goes to the poll schedule. True when it passed. */
   private async syncProject(
     projectId: string,
     signal: AbortSignal,
     purpose: 'poll' | 'refresh',
-  ): Promise<void> {
+  ): Promise<boolean> {
     const result = await this.options.engine.mirror.syncProject(projectId, { signal, purpose });
     if (!result.ok) this.logger.warn({ projectId, err: result.error }, 'pass failed');
+    if (purpose === 'refresh' && !signal.aborted) this.scheduler.recordResult(projectId, result.ok);
     this.afterRequests();
+    return result.ok;
+  }
+
+  /**
+   * Runs a refresh the realtime channel asked for, within the refresh caps: past its cap a
+   * project is instead made due once when its window frees a slot. A reconcile after a
+   * reconnect is never capped.
+   */
+  private refresh(request: RefreshRequest): void {
+    if (request.scope !== 'all' || request.reason !== 'reconnected') {
+      const key = request.scope === 'all' ? EVERY_PROJECT : request.projectId;
+      const allowed = this.limiter.take(key);
+      if (allowed !== true) {
+        const ids = request.scope === 'all' ? this.facts.projectIds() : [request.projectId];
+        for (const id of ids) this.scheduler.dueAt(id, allowed);
+        this.logger.info({ projectId: key, at: isoTime(allowed) }, 'refresh deferred: hint cap');
+        return;
+      }
+    }
+    this.track(this.applier.refresh(request, this.controller.signal));
   }
 
   /** Feeds the estimate of others' use and saves budget and plan for `status`. */

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { DailyPlan } from '../budget/plan.js';
+import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock } from '../domain/index.js';
 
 /** The clock, the plan and the poll the scheduler drives. */
@@ -13,14 +14,28 @@ export interface PollSchedulerOptions {
   logger: Logger;
   /** The current plan; called again after every poll and every `replan()`. */
   plan: () => DailyPlan;
-  /** Polls one project (a full conditional pass). Errors are logged, never thrown out. */
-  poll: (projectId: string, signal: AbortSignal) => Promise<void>;
+  /** Polls one project (a full conditional pass); true when it passed. Errors are logged. */
+  poll: (projectId: string, signal: AbortSignal) => Promise<boolean>;
   /** When each project was last consistent (by a poll, a refresh or a reconcile). */
   lastPassAt: (projectId: string) => number | undefined;
+  /** Jitter source in [0, 1) for the failed-pass backoff; `Math.random` by default. */
+  random?: () => number;
 }
 
 /** How long the loop waits after the plan could not be computed (a database error, say). */
 export const PLAN_RETRY_MS = 60_000;
+/** The ceiling of the wait before a project whose pass failed is tried again, doubling per failure. */
+export const FAILED_PASS_BACKOFF_BASE_MS = 10_000;
+/** The longest wait before a failed project is tried again (inside any plan's interval). */
+export const FAILED_PASS_BACKOFF_MAX_MS = 10 * 60_000;
+/** The shortest such wait, whatever the jitter draws. */
+export const FAILED_PASS_MIN_RETRY_MS = 2_000;
+
+/** A project whose last pass failed: how often in a row, and when it is tried again. */
+interface Failing {
+  failures: number;
+  retryAt: number;
+}
 
 /** The loop that spends the plan's polling budget. */
 export class PollScheduler {
@@ -28,10 +43,47 @@ export class PollScheduler {
   private readonly lastAttempt = new Map<string, number>();
   /** When a project never passed was first planned: its first poll is at this plus its offset. */
   private readonly firstPlanned = new Map<string, number>();
+  private readonly failing = new Map<string, Failing>();
+  /** Projects made due at a set time, once (a deferred refresh). */
+  private readonly dueOnce = new Map<string, number>();
+  private readonly backoff: BackoffPolicy;
   private wake: AbortController | undefined;
 
   constructor(options: PollSchedulerOptions) {
     this.options = options;
+    this.backoff = {
+      baseMs: FAILED_PASS_BACKOFF_BASE_MS,
+      maxMs: FAILED_PASS_BACKOFF_MAX_MS,
+      random: options.random ?? Math.random,
+    };
+  }
+
+  /**
+   * Records how a pass over `projectId` ended, whoever ran it (a poll, a refresh, a reconcile): a
+   * failure makes the project due again after a backoff (seconds, doubling to minutes) instead of
+   * at its next slot; a success clears it.
+   */
+  recordResult(projectId: string, ok: boolean): void {
+    if (ok) {
+      this.failing.delete(projectId);
+      return;
+    }
+    const failures = (this.failing.get(projectId)?.failures ?? 0) + 1;
+    const delay = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
+    this.failing.set(projectId, { failures, retryAt: this.options.clock.now() + delay });
+    this.replan();
+  }
+
+  /** Makes `projectId` due at `at` once, unless it is due sooner anyway. */
+  dueAt(projectId: string, at: number): void {
+    const held = this.dueOnce.get(projectId);
+    if (held === undefined || at < held) this.dueOnce.set(projectId, at);
+    this.replan();
+  }
+
+  /** The projects whose last pass failed, with how many times in a row. */
+  failures(): Map<string, number> {
+    return new Map([...this.failing].map(([id, failing]) => [id, failing.failures]));
   }
 
   /** Recomputes due times now (the plan changed). */
@@ -60,6 +112,10 @@ export class PollScheduler {
         at = (this.firstPlanned.get(id) ?? plan.computedAt) + project.offsetMs;
       }
       if (attempted !== undefined) at = Math.max(at, attempted + project.intervalMs);
+      const failing = this.failing.get(id);
+      if (failing !== undefined) at = failing.retryAt;
+      const once = this.dueOnce.get(id);
+      if (once !== undefined) at = Math.min(at, once);
       due.set(id, at);
     }
     return due;
@@ -86,13 +142,16 @@ export class PollScheduler {
       }
       if (!next) continue;
       const [projectId] = next;
+      this.dueOnce.delete(projectId);
+      let ok = false;
       try {
-        await this.options.poll(projectId, signal);
+        ok = await this.options.poll(projectId, signal);
       } catch (error) {
         if (signal.aborted) break;
         logger.warn({ projectId, err: errorLine(error) }, 'poll failed');
       }
       this.lastAttempt.set(projectId, clock.now());
+      if (!signal.aborted) this.recordResult(projectId, ok);
     }
   }
 

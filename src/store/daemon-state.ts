@@ -2,7 +2,12 @@
 import type { Db } from './database.js';
 
 /** Keys of `daemon_state`. */
-export const STATE_KEYS = { budget: 'budget', plan: 'plan', daemon: 'daemon' } as const;
+export const STATE_KEYS = {
+  budget: 'budget',
+  plan: 'plan',
+  daemon: 'daemon',
+  startup: 'startup',
+} as const;
 
 /** Reads and writes `daemon_state` values as JSON. */
 export class DaemonStateRepository {

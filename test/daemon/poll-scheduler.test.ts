@@ -50,6 +50,7 @@ describe('PollScheduler', () => {
       },
       poll: async (projectId) => {
         polls.push([projectId, (clock.now() - start) / 60_000]);
+        return true;
       },
       lastPassAt: () => undefined,
     });
@@ -68,27 +69,40 @@ describe('PollScheduler', () => {
     ]);
   });
 
-  it('places the first poll after the last consistent pass and survives a failing poll', async () => {
+  it('places the first poll after the last consistent pass; a failing project retries with backoff', async () => {
     const clock = new FakeClock();
     const start = clock.now();
-    const polls: string[] = [];
+    const polls: [string, number][] = [];
+    let down = true;
     const scheduler = new PollScheduler({
       clock,
       logger: pino({ level: 'silent' }),
       plan: fixedPlan(clock, HOUR),
       poll: async (projectId) => {
-        polls.push(projectId);
-        if (projectId === 'a') throw new Error('service down');
+        polls.push([projectId, (clock.now() - start) / 1_000]);
+        if (projectId === 'a' && down) throw new Error('service down');
+        return projectId !== 'a' || !down;
       },
       lastPassAt: (projectId) => (projectId === 'b' ? start - 50 * 60_000 : start - 10 * 60_000),
+      random: () => 0.999,
     });
     const controller = new AbortController();
     const done = scheduler.run(controller.signal);
     await flushMicrotasks();
     await clock.advance(11 * 60_000);
-    expect(polls).toEqual(['b']);
-    await clock.advance(40 * 60_000);
-    expect(polls).toEqual(['b', 'a']);
+    expect(polls).toEqual([['b', 600]]);
+    // 'a' is due 20 minutes in; failing, it is tried again after ~10 s, ~20 s, ~40 s, ~80 s...
+    await clock.advance(12 * 60_000);
+    const retries = polls.filter(([id]) => id === 'a').map(([, at]) => Math.round(at));
+    expect(retries.slice(0, 5)).toEqual([1200, 1210, 1230, 1270, 1350]);
+    expect(scheduler.failures().get('a')).toBe(retries.length);
+    // Back up: the next try passes and the project returns to its hourly slot.
+    down = false;
+    await clock.advance(11 * 60_000);
+    expect(scheduler.failures().has('a')).toBe(false);
+    const count = polls.length;
+    await clock.advance(30 * 60_000);
+    expect(polls.slice(count).filter(([id]) => id === 'a')).toEqual([]);
     controller.abort();
     await done;
   });

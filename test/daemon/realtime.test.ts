@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_FULL_REFRESHES_PER_HOUR,
+  DEFAULT_REFRESHES_PER_PROJECT_HOUR,
+} from '../../src/daemon/refresh-limiter.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { eventually, startTestDaemon } from './fixtures.js';
 
@@ -45,6 +49,35 @@ describe('daemon realtime', () => {
     const [task] = sim.service.listTasks('p_1');
     sim.service.updateTask(task!.id, { name: 'Still listening' });
     await eventually(() => taskName(db, task!.id) === 'Still listening');
+  });
+
+  it('caps the refreshes a flood of hints can cause (per project and for every project)', async () => {
+    // Limits off, here and in the governor: the test counts what the daemon chooses to send.
+    const sim = await startTestSimulator({ projects: 2, tasks: 5, tokens: [TOKEN], limits: false });
+    const { daemon } = await startTestDaemon(sim, {
+      daemon: { coalesceMs: 10 },
+      engine: { governor: { burstLimit: 10_000, ipLimit: 10_000 } },
+    });
+    await eventually(() => daemon.connected);
+    const flood = async (message: string) => {
+      for (let window = 0; window < 25; window++) {
+        sim.realtime.sendRaw(message);
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    const passes = sim.requestLog.count({ route: 'getProject' });
+    await flood(JSON.stringify({ type: 'task.teleported', projectId: 'p_1' }));
+    const projectPasses = sim.requestLog.count({ route: 'getProject' }) - passes;
+    expect(projectPasses).toBeLessThanOrEqual(DEFAULT_REFRESHES_PER_PROJECT_HOUR);
+    expect(projectPasses).toBeGreaterThan(0);
+    // Uncapped, each of the 25 windows would reconcile everything (60 requests in seconds).
+    const listings = sim.requestLog.count({ route: 'listProjects' });
+    await flood('garbage that names no project');
+    const reconciles = sim.requestLog.count({ route: 'listProjects' }) - listings;
+    expect(reconciles).toBeLessThanOrEqual(DEFAULT_FULL_REFRESHES_PER_HOUR);
+    expect(reconciles).toBeGreaterThan(0);
+    expect(sim.requestLog.count({ status: 429 })).toBe(0);
   });
 
   it('coalesces a burst of 100 data-less events for one project into one refresh', async () => {
