@@ -20,7 +20,7 @@ import { PollScheduler } from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
 import { createPusher, type Engine } from './wiring.js';
-import { MirrorFacts } from './mirror-facts.js';
+import { MirrorFacts } from '../store/mirror-facts.js';
 
 /** The quota assumed until the service has told us its own (spec section 8). */
 export const DEFAULT_QUOTA_LIMIT = 5_000;

@@ -97,7 +97,9 @@ export function createPusher(
   engine: Engine,
   db: Db,
   logger: Logger,
-  options: Partial<Pick<OutboxPusherOptions, 'idleIntervalMs' | 'maxRateLimitWaitMs'>> = {},
+  options: Partial<
+    Pick<OutboxPusherOptions, 'idleIntervalMs' | 'maxRateLimitWaitMs' | 'itemRetryWindowMs'>
+  > = {},
 ): OutboxPusher {
   return new OutboxPusher({
     db,

@@ -4,12 +4,21 @@ import type { Db } from './database.js';
 import { textColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
+/** A mirrored project as `status` lists it. */
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  readOnlyReason: string | null;
+  tasks: number;
+}
+
 /** Reads and writes projects. Deleting one deletes its tasks and lists (foreign keys cascade). */
 export class ProjectsRepository {
   private readonly dataStmt;
   private readonly putStmt;
   private readonly deleteStmt;
   private readonly idsStmt;
+  private readonly summariesStmt;
   private readonly readOnlyStmt;
 
   constructor(db: Db) {
@@ -24,6 +33,11 @@ export class ProjectsRepository {
     );
     this.deleteStmt = db.prepare('DELETE FROM projects WHERE id = ?');
     this.idsStmt = db.prepare<[], string>('SELECT id FROM projects ORDER BY id');
+    this.summariesStmt = db.prepare<[], ProjectSummary>(
+      `SELECT p.id, p.name, p.read_only_reason AS readOnlyReason,
+         (SELECT count(*) FROM tasks t WHERE t.project_id = p.id) AS tasks
+       FROM projects p ORDER BY p.id`,
+    );
     this.idsStmt.pluck();
     this.readOnlyStmt = db.prepare<[string], string | null>(
       'SELECT read_only_reason FROM projects WHERE id = ?',
@@ -56,6 +70,11 @@ export class ProjectsRepository {
   readOnlyReason(projectId: string): string | null {
     const reason = this.readOnlyStmt.get(projectId);
     return reason === undefined || reason === null || reason === '' ? null : reason;
+  }
+
+  /** Every mirrored project with its name, read-only reason and task count, by id. */
+  summaries(): ProjectSummary[] {
+    return this.summariesStmt.all();
   }
 
   /** The ids of every mirrored project. */

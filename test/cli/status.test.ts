@@ -1,7 +1,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quotaStatus, type StatusReport } from '../../src/cli/status/gather.js';
+import { gatherStatus, quotaStatus, type StatusReport } from '../../src/cli/status/gather.js';
+import { renderStatus } from '../../src/cli/status/render.js';
+import { startTestDaemon } from '../daemon/fixtures.js';
 import { runCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -62,6 +64,18 @@ describe('projmirror status', () => {
     expect(text.stdout).toMatch(/p_2 .*read-only: archived/);
     expect(text.stdout).toMatch(/quota: \d+ of 5000 left/);
     expect(text.stdout).toContain('outbox: 1 pending');
+  });
+
+  it("shows when the daemon's start-up reconcile began and finished", async () => {
+    const sim = await startTestSimulator({ projects: 2, tasks: 3, tokens: [TOKEN] });
+    const { db, daemon } = await startTestDaemon(sim, { realtime: false });
+    const report = gatherStatus(db, daemon.clock.now());
+    expect(report.startup?.finishedAt).toBeDefined();
+    expect(report.startup?.failed).toEqual([]);
+    expect(Date.parse(report.startup!.finishedAt!)).toBeGreaterThanOrEqual(
+      Date.parse(report.startup!.startedAt),
+    );
+    expect(renderStatus(report)).toMatch(/start-up reconcile: began \S+, finished \S+/);
   });
 
   it('shows an empty status, exit 0, when there is no mirror yet, without creating one', async () => {

@@ -91,24 +91,28 @@ describe('MirrorStore.transaction', () => {
 });
 
 describe('ProjectRecordsRepository', () => {
-  it('replaces a list writing only what changed', () => {
+  it('replaces a list writing only what changed, leaving the ids it is told to keep', () => {
     const { db, store: s, context } = store();
     const members = s.records.members;
-    expect(
-      members.replace(
-        'p1',
-        [
-          { id: 'a', name: 'A' },
-          { id: 'b', kind: 'integration' },
-        ],
-        context,
-      ),
-    ).toBe(2);
-    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toBe(2);
-    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toBe(0);
+    const ab = [
+      { id: 'a', name: 'A' },
+      { id: 'b', kind: 'integration' },
+    ];
+    expect(members.replace('p1', ab, context)).toEqual(['a', 'b']);
+    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toEqual([
+      'c',
+      'b',
+    ]);
+    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toEqual([]);
+    // Kept ids are neither overwritten nor deleted.
+    const keep = new Set(['a', 'c']);
+    expect(members.replace('p1', [{ id: 'a', name: 'Old' }, { id: 'd' }], context, keep)).toEqual([
+      'd',
+    ]);
     expect(db.prepare('SELECT id, name, kind FROM members ORDER BY id').all()).toEqual([
       { id: 'a', name: 'A', kind: null },
       { id: 'c', name: null, kind: null },
+      { id: 'd', name: null, kind: null },
     ]);
   });
 });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { errorLine, UsageError } from '../../domain/index.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
-import { MirrorFacts } from '../../daemon/mirror-facts.js';
+import { MirrorFacts } from '../../store/mirror-facts.js';
 import {
   checkCron,
   DEFAULT_HISTORY_RETENTION_DAYS,

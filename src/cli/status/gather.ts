@@ -8,7 +8,9 @@ import { nextReset } from '../../budget/index.js';
 import type { Db } from '../../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
+import { ProjectsRepository } from '../../store/projects.js';
 import { SyncStateRepository } from '../../store/sync-state.js';
+import type { StartupState } from '../../daemon/daemon.js';
 
 /** One project's line. */
 export interface ProjectStatus {
@@ -57,6 +59,8 @@ export interface StatusReport {
   projects: ProjectStatus[];
   quota: QuotaStatus;
   plan: PlanStatus | null;
+  /** The last start of `run`: when its start-up reconcile began and finished. */
+  startup: StartupState | null;
   outbox: OutboxSummary;
 }
 
@@ -77,13 +81,7 @@ export function gatherStatus(db: Db, now: number): StatusReport {
   const state = new DaemonStateRepository(db);
   const plan = state.get<SavedPlan>(STATE_KEYS.plan);
   const sync = new Map(new SyncStateRepository(db).list().map((s) => [s.projectId, s]));
-  const rows = db
-    .prepare(
-      `SELECT p.id, p.name, p.read_only_reason AS readOnlyReason,
-         (SELECT count(*) FROM tasks t WHERE t.project_id = p.id) AS tasks
-       FROM projects p ORDER BY p.id`,
-    )
-    .all() as { id: string; name: string; readOnlyReason: string | null; tasks: number }[];
+  const rows = new ProjectsRepository(db).summaries();
   const projects = rows.map((row): ProjectStatus => {
     const s = sync.get(row.id);
     const lastPass = s?.lastPassAt ? Date.parse(s.lastPassAt) : undefined;
@@ -113,6 +111,7 @@ export function gatherStatus(db: Db, now: number): StatusReport {
           stalenessBoundSeconds: Math.round(plan.stalenessBoundMs / 1000),
         }
       : null,
+    startup: state.get<StartupState>(STATE_KEYS.startup) ?? null,
     outbox: new OutboxRepository(db).summary(now),
   };
 }

@@ -75,6 +75,17 @@ export function renderStatus(report: StatusReport): string {
   } else {
     lines.push('plan: none yet (the daemon has not run)');
   }
+  const startup = report.startup;
+  if (startup?.finishedAt) {
+    const failed = startup.failed?.length
+      ? `; ${startup.failed.length} project(s) failed, retried with backoff`
+      : '';
+    lines.push(
+      `start-up reconcile: began ${startup.startedAt}, finished ${startup.finishedAt}${failed}`,
+    );
+  } else if (startup) {
+    lines.push(`start-up reconcile: began ${startup.startedAt}, not finished`);
+  }
   const o = report.outbox;
   const counts = Object.entries(o.counts)
     .map(([state, n]) => `${n} ${state}`)

@@ -1,5 +1,5 @@
-/** What the daemon reads from the mirror to plan: projects, task counts, last passes; retention. */
-import type { Db } from '../store/database.js';
+/** The daemon's read side of the mirror: projects, task counts, last passes; retention. */
+import type { Db } from './database.js';
 
 /** Read-side queries of the daemon over the mirror file. */
 export class MirrorFacts {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MirrorFacts } from '../../src/daemon/mirror-facts.js';
+import { MirrorFacts } from '../../src/store/mirror-facts.js';
 import { tempDatabase } from '../fixtures/db.js';
 
 const DAY = 86_400_000;
