@@ -1,30 +1,33 @@
 /**
  * The push engine: sends outbox items to the service, one project's items strictly in queue
- * order, and records each outcome. `pushOnce()` makes one pass (tests, `projmirror push`);
- * `start()`/`stop()` run passes for the daemon.
+ * order, and records each outcome. A head that fails transiently is retried within the pass
+ * (see `retries.ts`) while its project's later items wait and other projects go on. `pushOnce()`
+ * makes one pass (tests, `projmirror push`); `start()`/`stop()` run passes for the daemon.
  */
 import type { Logger } from 'pino';
 import type { BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock, type RemoteApi } from '../domain/index.js';
-import { isoTime, type Db } from '../store/database.js';
+import type { Db } from '../store/database.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { ProjectsRepository } from '../store/projects.js';
 import { mirrorApplyResult, type ApplyResult } from './apply.js';
 import type { OutboxItem } from './item.js';
+import {
+  DEFAULT_BACKOFF_BASE_MS,
+  DEFAULT_BACKOFF_MAX_MS,
+  DEFAULT_ITEM_RETRY_WINDOW_MS,
+  RunRetries,
+} from './retries.js';
 import { sendItem, type Outcome } from './send.js';
 import { StoreMirrorWriter } from './store-writer.js';
 
-/** The ceiling of the wait after an item's first retryable failure; it doubles per failure. */
-export const DEFAULT_BACKOFF_BASE_MS = 1_000;
-/** The longest wait between two tries of one item. */
-export const DEFAULT_BACKOFF_MAX_MS = 5 * 60 * 1_000;
 /** Longest 429 pause a pass sits out; a longer one ends the pass with the items still pending. */
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 2 * 60 * 1_000;
 /** How often the running loop looks for new items (a plain SQL INSERT wakes nobody). */
 export const DEFAULT_IDLE_INTERVAL_MS = 1_000;
 
-/** Everything the pusher works with; see the defaults above. */
+/** Everything the pusher works with; see the defaults above and in `retries.ts`. */
 export interface OutboxPusherOptions {
   db: Db;
   remote: RemoteApi;
@@ -39,6 +42,11 @@ export interface OutboxPusherOptions {
   isReadOnly?: (projectId: string) => string | null;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /**
+   * How long a pass keeps retrying an item after its first transient failure (5xx, dropped
+   * connection) before leaving it pending; 0 tries each item once per pass.
+   */
+  itemRetryWindowMs?: number;
   /** Jitter source in [0, 1); `Math.random` by default. */
   random?: () => number;
   maxRateLimitWaitMs?: number;
@@ -48,7 +56,7 @@ export interface OutboxPusherOptions {
 /** Options of one pass. */
 export interface PushOnceOptions {
   signal?: AbortSignal;
-  /** Try items waiting on backoff too (a one-shot `push` should not sit out a backoff). */
+  /** Try items waiting on an earlier pass's backoff too (a one-shot `push` should not sit it out). */
   ignoreBackoff?: boolean;
 }
 
@@ -58,12 +66,20 @@ export interface PushReport {
   sent: number;
   done: number;
   failed: number;
-  /** Items put back to pending with a backoff after a 5xx, network error or malformed answer. */
+  /** Transient failures (5xx, network error, malformed answer to a create), each retried later. */
   retried: number;
   /** 429 answers (waited out, not counted as failures). */
   rateLimited: number;
   /** Items still pending or sending when the pass ended. */
   pending: number;
+}
+
+/** What one pass keeps: projects done for it, its retries, and how it was started. */
+interface Pass {
+  held: Set<string>;
+  retries: RunRetries;
+  ignoreBackoff: boolean;
+  signal: AbortSignal | undefined;
 }
 
 /** Sends queued edits; see the module comment. */
@@ -75,6 +91,7 @@ export class OutboxPusher {
   private readonly applyResult: ApplyResult;
   private readonly isReadOnly: (projectId: string) => string | null;
   private readonly backoff: BackoffPolicy;
+  private readonly itemRetryWindowMs: number;
   private readonly maxRateLimitWaitMs: number;
   private readonly idleIntervalMs: number;
   private recovered = false;
@@ -95,13 +112,15 @@ export class OutboxPusher {
       maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
       random: options.random ?? Math.random,
     };
+    this.itemRetryWindowMs = options.itemRetryWindowMs ?? DEFAULT_ITEM_RETRY_WINDOW_MS;
     this.maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
     this.idleIntervalMs = options.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS;
   }
 
   /**
-   * One pass: every project's items in queue order, each item tried at most once (a 429 is
-   * waited out and tried again). A project stops at its first item put back for a retry.
+   * One pass: every project's items in queue order until none is left to try. A 429 is waited
+   * out; a transient failure is retried after a backoff within the item's retry window, and past
+   * it the item stays pending and its project is done for this pass.
    */
   async pushOnce(options: PushOnceOptions = {}): Promise<PushReport> {
     this.recoverOnce();
@@ -113,17 +132,21 @@ export class OutboxPusher {
       rateLimited: 0,
       pending: 0,
     };
-    const held = new Set<string>();
-    const signal = options.signal;
-    pass: for (;;) {
-      const heads = this.readyHeads(held, options.ignoreBackoff ?? false);
-      if (heads.length === 0) break;
-      for (const head of heads) {
-        if (signal?.aborted) break pass;
-        const outcome = await this.attempt(head, report, signal);
-        if (outcome.kind === 'retry' || outcome.kind === 'aborted') held.add(head.projectId);
-        if (outcome.kind === 'aborted') break pass;
-        if (outcome.kind === 'wait' && !(await this.sitOut(outcome.untilMs, signal))) break pass;
+    const pass: Pass = {
+      held: new Set<string>(),
+      retries: new RunRetries(this.backoff, this.itemRetryWindowMs),
+      ignoreBackoff: options.ignoreBackoff ?? false,
+      signal: options.signal,
+    };
+    while (!(pass.signal?.aborted ?? false)) {
+      const { ready, wakeAt } = this.dueHeads(pass);
+      if (ready.length > 0) {
+        if (!(await this.sendEach(ready, pass, report))) break;
+      } else if (
+        wakeAt === undefined ||
+        !(await this.nap(wakeAt - this.clock.now(), pass.signal))
+      ) {
+        break;
       }
     }
     report.pending = this.outbox.countUnfinished();
@@ -161,13 +184,20 @@ export class OutboxPusher {
       } catch (error) {
         this.logger.error({ err: errorLine(error) }, 'outbox pass failed');
       }
-      this.waker = new AbortController();
-      try {
-        await this.clock.sleep(this.idleDelayMs(), AbortSignal.any([signal, this.waker.signal]));
-      } catch {
-        // Woken early, or stopping: the loop condition tells which.
-      }
+      await this.nap(this.idleDelayMs(), signal);
     }
+  }
+
+  /** Sleeps `ms` on the clock unless `wake()` or `signal` cuts it short; false once `signal` aborted. */
+  private async nap(ms: number, signal?: AbortSignal): Promise<boolean> {
+    this.waker = new AbortController();
+    const wakers = signal === undefined ? [this.waker.signal] : [signal, this.waker.signal];
+    try {
+      await this.clock.sleep(ms, AbortSignal.any(wakers));
+    } catch {
+      // Woken early, or stopping: the signal tells which.
+    }
+    return !(signal?.aborted ?? false);
   }
 
   private recoverOnce(): void {
@@ -181,11 +211,21 @@ export class OutboxPusher {
       );
   }
 
-  private async attempt(
-    head: OutboxItem,
-    report: PushReport,
-    signal?: AbortSignal,
-  ): Promise<Outcome> {
+  /** Tries each head once; false when the pass should end (stopping, or a pause too long). */
+  private async sendEach(heads: OutboxItem[], pass: Pass, report: PushReport): Promise<boolean> {
+    for (const head of heads) {
+      if (pass.signal?.aborted) return false;
+      const outcome = await this.attempt(head, pass, report);
+      if (outcome.kind === 'aborted') return false;
+      if (outcome.kind === 'retry' && !outcome.withinRun) pass.held.add(head.projectId);
+      if (outcome.kind === 'wait' && !(await this.sitOut(outcome.untilMs, pass.signal))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private async attempt(head: OutboxItem, pass: Pass, report: PushReport): Promise<Outcome> {
     const outcome = await sendItem(head, {
       outbox: this.outbox,
       remote: this.remote,
@@ -193,8 +233,8 @@ export class OutboxPusher {
       logger: this.logger,
       applyResult: this.applyResult,
       isReadOnly: this.isReadOnly,
-      backoff: this.backoff,
-      signal,
+      retries: pass.retries,
+      signal: pass.signal,
     });
     if (outcome.sent) report.sent += 1;
     if (outcome.kind === 'done') report.done += 1;
@@ -216,17 +256,21 @@ export class OutboxPusher {
     }
   }
 
-  /** The first unfinished item of each project, when it is pending, due and its project not held. */
-  private readyHeads(held: Set<string>, ignoreBackoff: boolean): OutboxItem[] {
-    const now = isoTime(this.clock.now());
-    return this.outbox
-      .heads()
-      .filter(
-        (head) =>
-          head.state === 'pending' &&
-          !held.has(head.projectId) &&
-          (ignoreBackoff || head.nextAttemptAt === null || head.nextAttemptAt <= now),
-      );
+  /**
+   * The heads to try now: pending, of a project not done for this pass, and due (or, with
+   * `ignoreBackoff`, waiting on an earlier pass). And when the first head this pass retries is due.
+   */
+  private dueHeads(pass: Pass): { ready: OutboxItem[]; wakeAt: number | undefined } {
+    const now = this.clock.now();
+    const ready: OutboxItem[] = [];
+    let wakeAt: number | undefined;
+    for (const head of this.outbox.heads()) {
+      if (head.state !== 'pending' || pass.held.has(head.projectId)) continue;
+      const dueAt = head.nextAttemptAt === null ? now : Date.parse(head.nextAttemptAt);
+      if (dueAt <= now || (pass.ignoreBackoff && !pass.retries.retrying(head))) ready.push(head);
+      else if (pass.retries.retrying(head)) wakeAt = Math.min(wakeAt ?? dueAt, dueAt);
+    }
+    return { ready, wakeAt };
   }
 
   private idleDelayMs(): number {

@@ -3,7 +3,6 @@
  * The classification of errors lives here: what is retried, what is waited out, what fails.
  */
 import type { Logger } from 'pino';
-import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
 import {
   BudgetExhaustedError,
   errorLine,
@@ -17,14 +16,19 @@ import type { OutboxRepository } from '../store/outbox.js';
 import type { ApplyResult } from './apply.js';
 import type { OutboxItem } from './item.js';
 import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
+import type { RunRetries } from './retries.js';
 import { claimItem, errorText, markDone, markFailed } from './transitions.js';
 
 /** The shortest wait after a 429, whatever `Retry-After` said. */
 export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
 
-/** What became of one try. `sent` is true when a request went out. */
+/**
+ * What became of one try. `sent` is true when a request went out; a `retry` is tried again in this
+ * run when `withinRun`, else left for a later one.
+ */
 export type Outcome =
-  | { kind: 'done' | 'failed' | 'gone' | 'retry' | 'aborted'; sent: boolean }
+  | { kind: 'done' | 'failed' | 'gone' | 'aborted'; sent: boolean }
+  | { kind: 'retry'; sent: boolean; withinRun: boolean }
   | { kind: 'wait'; sent: boolean; untilMs: number; rateLimited: boolean };
 
 /** What one try needs from the pusher. */
@@ -35,7 +39,7 @@ export interface SendContext {
   logger: Logger;
   applyResult: ApplyResult;
   isReadOnly: (projectId: string) => string | null;
-  backoff: BackoffPolicy;
+  retries: RunRetries;
   signal: AbortSignal | undefined;
 }
 
@@ -98,17 +102,13 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
     return { kind: 'done', sent: true };
   }
   // A create is resent with its key: the service replays its first answer.
-  const delayMs = backoffDelayMs(item.attempts, ctx.backoff);
-  ctx.outbox.requeue(
-    item.id,
-    { error: errorLine(error), dueAt: now + delayMs, uncount: false },
-    now,
-  );
+  const { dueAt, withinRun } = ctx.retries.failed(item, now);
+  ctx.outbox.requeue(item.id, { error: errorLine(error), dueAt, uncount: false }, now);
   log.warn(
-    { attempts: item.attempts, retryInMs: delayMs, error: errorLine(error) },
-    'outbox item will be retried',
+    { attempts: item.attempts, retryInMs: dueAt - now, withinRun, error: errorLine(error) },
+    withinRun ? 'outbox item will be retried' : 'outbox item left pending for a later run',
   );
-  return { kind: 'retry', sent: true };
+  return { kind: 'retry', sent: true, withinRun };
 }
 
 function completeLostDelete(item: OutboxItem, ctx: SendContext, log: Logger): Outcome {

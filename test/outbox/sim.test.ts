@@ -14,18 +14,18 @@ import { Mirror } from '../../src/mirror/index.js';
 import {
   enqueue,
   listOutbox,
-  mirrorApplyResult,
   OutboxPusher,
+  outboxChanges,
   type PushReport,
 } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { Db } from '../../src/store/database.js';
-import { MirrorStore } from '../../src/store/mirror-store.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase, tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { drive } from '../remote/stand-in.js';
 import { cli } from './in-process-cli.js';
 import { newTask } from './tasks.js';
 
@@ -33,7 +33,7 @@ const logger = pino({ level: 'silent' });
 const REGISTER = fileURLToPath(new URL('../fixtures/child/register.mjs', import.meta.url));
 const CLI_ENTRY = fileURLToPath(new URL('../fixtures/child/run-cli.ts', import.meta.url));
 
-/** A synced mirror of the simulator and a pusher that writes through the `Mirror`. */
+/** A synced mirror of the simulator and a pusher that writes through the mirror's writer. */
 async function setup(sim: Simulator) {
   const { db, file } = tempDatabase();
   const remote = createHttpRemote({
@@ -45,21 +45,23 @@ async function setup(sim: Simulator) {
   });
   const mirror = new Mirror({ db, remote, clock: systemClock, logger });
   expect((await mirror.syncAll()).ok).toBe(true);
+  const clock = new FakeClock();
   const pusher = new OutboxPusher({
     db,
     remote,
-    clock: new FakeClock(),
+    clock,
     logger,
-    applyResult: mirrorApplyResult(mirror, new MirrorStore(db)),
+    applyResult: (_db, item, response) =>
+      mirror.writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op),
   });
   const projectId = sim.service.listProjects()[0]?.id ?? '';
   const queue = (op: string, body: unknown, targetId: string | null = null) =>
     enqueue(db, { op, projectId, targetId, body }, Date.now()).id;
-  /** Passes until nothing is pending (each pass stops a project at its first retry). */
+  /** Passes (each retrying within its run on the fake clock) until nothing is pending. */
   const drain = async (): Promise<PushReport[]> => {
     const reports: PushReport[] = [];
     for (let pass = 0; pass < 8; pass++) {
-      const report = await pusher.pushOnce({ ignoreBackoff: true });
+      const report = await drive(pusher.pushOnce({ ignoreBackoff: true }), clock);
       reports.push(report);
       if (report.pending === 0) break;
     }
@@ -85,7 +87,7 @@ describe('outbox against the simulator', () => {
       sim.faults.failNext({ route, kind: 'commitThenDrop' });
     }
     const reports = await drain();
-    expect(reports.map((report) => report.retried)).toEqual([1, 1, 1, 0]);
+    expect(reports).toMatchObject([{ retried: 3, done: 3, pending: 0 }]);
     expect(listOutbox(db).map((item) => [item.state, item.attempts])).toEqual(
       items.map(() => ['done', 2]),
     );
@@ -180,7 +182,7 @@ describe('outbox against the simulator', () => {
     const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
     args.push('--log-level', 'silent');
 
-    const busy = await cli(...args);
+    const busy = await cli(...args, '--item-retry-window-ms', '0');
     expect(busy.code).toBe(1);
     expect(busy.stderr).toBe('projmirror: push: 2 item(s) left pending\n');
     expect(listOutbox(db).map((item) => [item.state, item.attempts])).toEqual([
@@ -198,6 +200,32 @@ describe('outbox against the simulator', () => {
     );
     expect(new OutboxRepository(db).get(later)?.state).toBe('done');
     expect(done.stderr).not.toContain(sim.token);
+  });
+
+  it('push retries a dropped create within the run; its bound is checked and documented', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 1 });
+    const { db, file, remote, queue } = await setup(sim);
+    await remote.close();
+    const tokenFile = writeTokenFile(sim);
+    const id = queue('task.create', newTask('Dropped, then retried'));
+    sim.faults.failNext({ route: 'createTask', kind: 'drop' });
+    const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
+    args.push('--log-level', 'silent');
+
+    for (const bad of ['soon', '-5', '1.5']) {
+      const refused = await cli(...args, `--item-retry-window-ms=${bad}`);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^projmirror: --item-retry-window-ms .+ must be a whole number of milliseconds, 0 or more\n$/,
+      );
+    }
+    expect(sim.requestLog.count({ route: 'createTask' })).toBe(0);
+
+    expect(await cli(...args)).toMatchObject({ code: 0, stderr: '' });
+    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'done', attempts: 2 });
+    const help = await spawnCli(['push', '--help']).exit;
+    expect(help.stdout).toMatch(/--item-retry-window-ms +how long to keep retrying one item/);
+    expect(help.stdout).toMatch(/\[default: 120000\]/);
   });
 
   it('pushes each item exactly once across SIGKILLs before and after the service applied one', async () => {
@@ -285,12 +313,16 @@ function writeTokenFile(sim: Simulator): string {
   return file;
 }
 
-/** Runs `projmirror push` from source in a child; `exit` resolves with its code, signal, output. */
+/** Runs `projmirror push` from source in a child. */
 function runPush(dbFile: string, sim: Simulator, tokenFile: string) {
+  return spawnCli(['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', dbFile]);
+}
+
+/** Runs `projmirror ...args` from source in a child; `exit` resolves with its code, signal, output. */
+function spawnCli(args: string[]) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('PROJMIRROR_')),
   );
-  const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', dbFile];
   const child = spawn(process.execPath, ['--import', REGISTER, CLI_ENTRY, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
