@@ -172,7 +172,7 @@ export class OutboxPusher {
     this.controller = undefined;
   }
 
-  /** Cuts the running loop's idle wait short (call after enqueueing in this process). */
+  /** Ends the current wait (idle, or for a retry) early to look for new items (after an enqueue). */
   wake(): void {
     this.waker?.abort();
   }
