@@ -44,10 +44,9 @@ async function limitedSync(tasks: number): Promise<LimitedRun> {
   const mirror = tempMirror();
   let rateLimited = 0;
   try {
-    const engine = benchEngine(sim.baseUrl, sim.token, mirror.db, {
-      onResponse: (metric) => {
-        if (metric.status === 429) rateLimited += 1;
-      },
+    const engine = benchEngine(sim.baseUrl, sim.token, mirror.db);
+    engine.onResponse((metric) => {
+      if (metric.status === 429) rateLimited += 1;
     });
     const start = performance.now();
     const report = await engine.mirror.syncAll();

@@ -19,7 +19,9 @@ import { ChangeApplier } from './changes.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
-import { createPusher, type Engine } from './wiring.js';
+import { OutboxRepository } from '../store/outbox.js';
+import type { MetricsSources } from './metrics.js';
+import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
 
 /** The quota assumed until the service has told us its own (spec section 8). */
@@ -95,10 +97,7 @@ export class Daemon {
       ...(options.random ? { random: options.random } : {}),
     });
     this.limiter = new RefreshLimiter(this.clock, options.refreshesPerProjectHour);
-    this.pusher = createPusher(
-      engine,
-      db,
-      options.logger,
+    this.pusher = engine.pusher(
       options.outboxIdleMs === undefined ? {} : { idleIntervalMs: options.outboxIdleMs },
     );
     this.applier = new ChangeApplier({
@@ -191,6 +190,21 @@ export class Daemon {
     ]);
     this.options.engine.persistBudget();
     this.state.delete(STATE_KEYS.daemon);
+  }
+
+  /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
+  metricsSources(): MetricsSources {
+    const { engine } = this.options;
+    const outbox = new OutboxRepository(engine.db);
+    return {
+      quota: () => {
+        const budget = engine.governor.snapshot();
+        return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
+      },
+      mirrorLagSeconds: () => this.facts.lagSeconds(this.clock.now()),
+      outboxDepth: () => outbox.summary(this.clock.now()).counts,
+      realtimeConnected: () => this.realtimeConnected,
+    };
   }
 
   /** True while the realtime channel is connected. */

@@ -1,10 +1,12 @@
 /**
- * The composition root: one request governor, one HTTP remote and one mirror engine over one
- * database, wired for a command or the daemon. Nothing else constructs these classes.
+ * The composition root: the mirror file, one request governor, one HTTP remote, the mirror engine
+ * (whose writer is the one write path into the mirror) and the outbox pusher over them, wired
+ * for a command (`sync`, `push`, `demo`) or the daemon (`run`). Nothing else constructs these
+ * classes; observers (progress bars, metrics) subscribe to the wired engine afterwards.
  */
 import type { Logger } from 'pino';
 import { RequestGovernor, type BudgetSnapshot, type GovernorOptions } from '../budget/index.js';
-import { systemClock, type Clock } from '../domain/index.js';
+import { StoreError, systemClock, type Clock } from '../domain/index.js';
 import { Mirror, type SyncProgress } from '../mirror/index.js';
 import {
   createHttpRemote,
@@ -13,7 +15,7 @@ import {
   type ResponseMetric,
 } from '../remote/index.js';
 import { outboxChanges, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
-import { isoTime, type Db } from '../store/database.js';
+import { isoTime, openDatabase, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 
 /** How to reach the service, already checked by the CLI. */
@@ -27,32 +29,59 @@ export interface ServiceSettings {
 
 /** What a command adds to the settings when wiring the engine. */
 export interface EngineOptions {
-  db: Db;
+  /** The mirror: a path, opened (and closed) by the engine, or a connection the caller owns. */
+  db: string | Db;
   logger: Logger;
   clock?: Clock;
   /** Passed to the governor: a command gives up on waits longer than this. */
   maxWaitMs?: number;
   governor?: Omit<GovernorOptions, 'clock' | 'restore' | 'maxWaitMs'>;
-  onProgress?: (progress: SyncProgress) => void;
-  onResponse?: (metric: ResponseMetric) => void;
 }
 
-/** The wired engine. `close()` persists the budget and ends the connections (not the db). */
+/** The settings of a pusher beyond what the engine gives it. */
+export type PusherSettings = Partial<
+  Pick<OutboxPusherOptions, 'idleIntervalMs' | 'maxRateLimitWaitMs' | 'itemRetryWindowMs'>
+>;
+
+/** The wired engine. `close()` persists the budget, ends the connections and closes an owned db. */
 export interface Engine {
+  db: Db;
   clock: Clock;
   governor: RequestGovernor;
   remote: HttpRemote;
   mirror: Mirror;
+  /** Daemon bookkeeping kept across restarts (budget, plan, start-up). */
+  state: DaemonStateRepository;
+  /** An outbox pusher over the engine: its remote and clock, answers written by the mirror's writer. */
+  pusher(settings?: PusherSettings): OutboxPusher;
+  /** Calls `listener` after every task page a pass reads. */
+  onProgress(listener: (progress: SyncProgress) => void): void;
+  /** Calls `listener` after every response (or failure) of the service. */
+  onResponse(listener: (metric: ResponseMetric) => void): void;
   /** Saves what the governor learned, so `status` and the next start know it. */
   persistBudget(): void;
   close(): Promise<void>;
 }
 
-/** Wires governor, remote and mirror for `settings` over `options.db`. */
+/** Opens the mirror (when given a path) and wires governor, remote, mirror and pusher over it. */
 export function wireEngine(settings: ServiceSettings, options: EngineOptions): Engine {
+  const owned = typeof options.db === 'string';
+  const db = typeof options.db === 'string' ? openMirrorFile(options.db) : options.db;
+  try {
+    return wire(settings, { ...options, db }, owned);
+  } catch (error) {
+    if (owned) db.close();
+    throw error;
+  }
+}
+
+function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, owned: boolean) {
+  const { db, logger } = options;
   const clock = options.clock ?? systemClock;
-  const state = new DaemonStateRepository(options.db);
+  const state = new DaemonStateRepository(db);
   const restore = state.get<BudgetSnapshot>(STATE_KEYS.budget);
+  const progress = new Set<(progress: SyncProgress) => void>();
+  const responses = new Set<(metric: ResponseMetric) => void>();
   const governor = new RequestGovernor({
     ...options.governor,
     clock,
@@ -64,51 +93,81 @@ export function wireEngine(settings: ServiceSettings, options: EngineOptions): E
     token: settings.token,
     gate: governor,
     clock,
-    logger: options.logger.child({ subsystem: 'remote' }),
+    logger: logger.child({ subsystem: 'remote' }),
     ...(settings.caFile ? { caFile: settings.caFile } : {}),
     ...(settings.routes === undefined ? {} : { routes: parseRouteOverrides(settings.routes) }),
-    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    onResponse: (metric) => responses.forEach((listener) => listener(metric)),
   });
   const mirror = new Mirror({
-    db: options.db,
+    db,
     remote,
     clock,
-    logger: options.logger.child({ subsystem: 'mirror' }),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    logger: logger.child({ subsystem: 'mirror' }),
+    onProgress: (event) => progress.forEach((listener) => listener(event)),
   });
   const persistBudget = () => {
     state.set(STATE_KEYS.budget, governor.snapshot(), isoTime(clock.now()));
   };
-  return {
+  const engine: Engine = {
+    db,
     clock,
     governor,
     remote,
     mirror,
+    state,
+    pusher: (pusherSettings = {}) =>
+      new OutboxPusher({
+        db,
+        remote,
+        clock,
+        logger: logger.child({ subsystem: 'outbox' }),
+        applyResult: (_db, item, response) => {
+          mirror.writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
+        },
+        ...pusherSettings,
+      }),
+    onProgress: (listener) => progress.add(listener),
+    onResponse: (listener) => responses.add(listener),
     persistBudget,
     close: async () => {
-      if (options.db.open) persistBudget();
+      if (db.open) persistBudget();
       await remote.close();
+      if (owned && db.open) db.close();
     },
   };
+  return engine;
 }
 
-/** An outbox pusher over the engine: its remote, its clock, and writes through its mirror (so a pass in flight sees them). */
-export function createPusher(
-  engine: Engine,
-  db: Db,
-  logger: Logger,
-  options: Partial<
-    Pick<OutboxPusherOptions, 'idleIntervalMs' | 'maxRateLimitWaitMs' | 'itemRetryWindowMs'>
-  > = {},
-): OutboxPusher {
-  return new OutboxPusher({
-    db,
-    remote: engine.remote,
-    clock: engine.clock,
-    logger: logger.child({ subsystem: 'outbox' }),
-    applyResult: (_db, item, response) => {
-      engine.mirror.writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
-    },
-    ...options,
-  });
+/**
+ * Opens the mirror file for writing. Fails with one line naming the file when it cannot be
+ * written (a read-only file, directory or mount, which SQLite opens read-only without a word),
+ * so that `sync`, `push` and `run` stop at once instead of failing every write.
+ */
+export function openMirrorFile(file: string): Db {
+  const db = openDatabase(file);
+  try {
+    assertWritable(db, file);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * The probe writes nothing: a DELETE that matches no row still needs a write transaction. A lock
+ * held by another writer is not read-only: the command's own writes wait for it as usual.
+ */
+function assertWritable(db: Db, file: string): void {
+  try {
+    db.prepare('DELETE FROM daemon_state WHERE 0').run();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+      throw new StoreError(`database ${file} is read-only: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) throw error;
+  }
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { createPusher, wireEngine } from '../../src/daemon/wiring.js';
+import { wireEngine } from '../../src/daemon/wiring.js';
 import type { SyncReport } from '../../src/mirror/index.js';
 import type { PushReport } from '../../src/outbox/index.js';
 import { Prng, type Simulator } from '../../src/sim/index.js';
@@ -92,7 +92,7 @@ export async function inProcess<T extends 'sync' | 'push'>(
   const engine = wireEngine({ baseUrl: new URL(sim.baseUrl), token: sim.token }, { db, logger });
   try {
     if (command === 'sync') return (await engine.mirror.syncAll()) as never;
-    const pusher = createPusher(engine, db, logger);
+    const pusher = engine.pusher();
     return (await pusher.pushOnce({ ignoreBackoff: true })) as never;
   } finally {
     await engine.close();

@@ -7,15 +7,15 @@ import { existsSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../../domain/index.js';
 import { createLogger } from '../../daemon/logger.js';
-import { createPusher, wireEngine, type Engine } from '../../daemon/wiring.js';
+import { wireEngine, type Engine } from '../../daemon/wiring.js';
 import { enqueue } from '../../outbox/index.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { isoTime, openDatabase, type Db } from '../../store/database.js';
+import { isoTime, openDatabase } from '../../store/database.js';
 import { DaemonStateRepository } from '../../store/daemon-state.js';
 import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
-import { createProgressView, type ProgressView } from '../progress.js';
+import { createProgressView } from '../progress.js';
 import { EXAMPLE_QUERIES, runExample } from '../demo/queries.js';
 import { table } from '../status/render.js';
 
@@ -54,35 +54,29 @@ export const demoCommand: CliCommand = {
       tokens: [token],
     });
     const logger = createLogger({ level: String(args['logLevel']), secret: token });
-    const db = openDatabase(file);
-    new DaemonStateRepository(db).set(DEMO_MARK, true, isoTime(Date.now()));
-    const views: { current?: ProgressView } = {};
-    const engine = wireEngine(
-      { baseUrl: new URL(sim.baseUrl), token },
-      { db, logger, onProgress: (progress) => views.current?.update(progress) },
-    );
+    const engine = wireEngine({ baseUrl: new URL(sim.baseUrl), token }, { db: file, logger });
+    engine.state.set(DEMO_MARK, true, isoTime(Date.now()));
     const view = createProgressView(
       process.stderr,
       logger,
       () => engine.governor.snapshot().quotaRemaining,
     );
-    views.current = view;
+    engine.onProgress((progress) => view.update(progress));
     try {
       out(`projmirror demo: simulator at ${sim.baseUrl}, mirror at ${file}\n`);
       const synced = await syncTwice(engine, () => view.stop());
-      await pushEdits(engine, db, sim, logger);
+      await pushEdits(engine, sim);
       const budget = engine.governor.snapshot();
       out(
         `\nQuota: ${budget.quotaRemaining ?? '?'} of ${budget.quotaLimit ?? '?'} requests left today; ${sim.requestLog.count({ status: 429 })} answers were 429.`,
       );
       out(`\n4. Example queries (sqlite3 ${file}):\n`);
-      for (const query of EXAMPLE_QUERIES) out(`${runExample(db, query)}\n`);
+      for (const query of EXAMPLE_QUERIES) out(`${runExample(engine.db, query)}\n`);
       out(`Next: projmirror status --db ${file}; projmirror report --db ${file}; the README.`);
       return synced ? EXIT_OK : EXIT_FAILED;
     } finally {
       view.stop();
       await engine.close();
-      db.close();
       await sim.close();
     }
   },
@@ -139,12 +133,8 @@ async function syncTwice(engine: Engine, stopProgress: () => void): Promise<bool
 }
 
 /** Queues a create, two updates and an edit of the read-only project, and pushes them. */
-async function pushEdits(
-  engine: Engine,
-  db: Db,
-  sim: Simulator,
-  logger: import('pino').Logger,
-): Promise<void> {
+async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
+  const { db } = engine;
   const [first, second] = sim.service.listTasks('p_1');
   const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
   const now = Date.now();
@@ -189,7 +179,7 @@ async function pushEdits(
       now,
     ),
   ];
-  const pushed = await createPusher(engine, db, logger).pushOnce({ ignoreBackoff: true });
+  const pushed = await engine.pusher().pushOnce({ ignoreBackoff: true });
   out(
     `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
   );

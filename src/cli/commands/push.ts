@@ -1,8 +1,7 @@
-/** `projmirror push`: send every pending outbox item once, then exit. */
+/** `projmirror push`: send every pending outbox item, retrying transient failures, then exit. */
 import { runningDaemonPid } from '../../daemon/daemon.js';
-import { createPusher } from '../../daemon/wiring.js';
 import { UsageError } from '../../domain/index.js';
-import type { PushReport } from '../../outbox/index.js';
+import { DEFAULT_ITEM_RETRY_WINDOW_MS, type PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
@@ -11,6 +10,20 @@ import { openSession } from '../session.js';
 
 /** A one-shot push waits through burst pauses and 429s, not for a quota day to end. */
 export const PUSH_MAX_WAIT_MS = 2 * 60 * 1000;
+
+/** The option bounding, per item, how long a push retries transient failures. */
+const ITEM_RETRY_WINDOW_FLAG = 'item-retry-window-ms';
+
+/** Checks `--item-retry-window-ms`: a whole number of milliseconds, 0 or more. */
+export function parseItemRetryWindow(value: unknown): number {
+  const ms = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0) {
+    throw new UsageError(
+      `--${ITEM_RETRY_WINDOW_FLAG} ${JSON.stringify(value)} must be a whole number of milliseconds, 0 or more`,
+    );
+  }
+  return ms;
+}
 
 /** The closing line on stderr when items failed or are left pending; undefined when all done. */
 export function pushProblemLine(report: PushReport): string | undefined {
@@ -24,19 +37,28 @@ export function pushProblemLine(report: PushReport): string | undefined {
 
 export const pushCommand: CliCommand = {
   command: 'push',
-  describe: 'send every pending outbox item once, then exit',
-  builder: (yargs) => withRemoteOptions(yargs),
+  describe: 'send every pending outbox item, retrying transient failures for a while, then exit',
+  builder: (yargs) =>
+    withRemoteOptions(yargs).option(ITEM_RETRY_WINDOW_FLAG, {
+      default: DEFAULT_ITEM_RETRY_WINDOW_MS,
+      describe:
+        "how long to keep retrying one item after its first transient failure, with backoff and the same Idempotency-Key, before leaving it pending (its project's later items wait meanwhile), in ms; 0: one try per item",
+    }),
   handler: async (args) => {
+    const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
     const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
-    const { engine, logger, db } = session;
-    const daemonPid = runningDaemonPid(db);
+    const { engine, logger } = session;
+    const daemonPid = runningDaemonPid(engine.db);
     if (daemonPid !== undefined) {
       await session.close();
       throw new UsageError(
         `projmirror run (pid ${daemonPid}) pushes this mirror's outbox; stop it before running push`,
       );
     }
-    const pusher = createPusher(engine, db, logger, { maxRateLimitWaitMs: PUSH_MAX_WAIT_MS });
+    const pusher = engine.pusher({
+      maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
+      itemRetryWindowMs,
+    });
     const interrupt = abortOnSignals();
     try {
       const report = await pusher.pushOnce({ signal: interrupt.signal, ignoreBackoff: true });

@@ -6,17 +6,15 @@ import { readFileSync } from 'node:fs';
 import { errorLine, UsageError } from '../../domain/index.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
-import { MirrorFacts } from '../../store/mirror-facts.js';
 import {
   checkCron,
   DEFAULT_HISTORY_RETENTION_DAYS,
   DEFAULT_RECONCILE_CRON,
 } from '../../daemon/schedules.js';
-import { outboxSummary } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
-import { openSession, type Session } from '../session.js';
+import { openSession } from '../session.js';
 
 /** The daemon must be gone this long after SIGTERM, whatever is in flight. */
 export const STOP_DEADLINE_MS = 4_500;
@@ -42,14 +40,11 @@ export const runCommand: CliCommand = {
       }),
   handler: async (args) => {
     const checked = checkRunOptions(args);
-    const metricsRef: { current?: DaemonMetrics } = {};
-    const session = openSession(args, {
-      onResponse: (metric) => metricsRef.current?.recordResponse(metric.route, metric.status),
-    });
-    const { db, engine, logger, settings } = session;
+    const session = openSession(args);
+    const { engine, logger, settings } = session;
     const daemon = new Daemon({
       engine,
-      db,
+      db: engine.db,
       logger,
       projects: settings.projects,
       realtime: settings.realtimeUrl && {
@@ -65,8 +60,9 @@ export const runCommand: CliCommand = {
     let server: MetricsServer | undefined;
     try {
       if (checked.metricsPort !== undefined) {
-        metricsRef.current = daemonMetrics(session, daemon);
-        server = await startMetricsServer(metricsRef.current, checked.metricsPort, () => ({
+        const metrics = new DaemonMetrics(daemon.metricsSources());
+        engine.onResponse((metric) => metrics.recordResponse(metric.route, metric.status));
+        server = await startMetricsServer(metrics, checked.metricsPort, () => ({
           ok: settings.realtimeUrl === undefined || daemon.connected,
           detail: { realtime: daemon.connected },
         }));
@@ -116,21 +112,6 @@ function checkRunOptions(args: Record<string, unknown>) {
     throw new UsageError(`--metrics-port ${String(metricsPort)} is not a port number`);
   }
   return { reconcileCron, retentionDays, metricsPort };
-}
-
-/** The daemon's metrics, reading the governor, the mirror and the outbox when scraped. */
-function daemonMetrics(session: Session, daemon: Daemon): DaemonMetrics {
-  const { db, engine } = session;
-  const facts = new MirrorFacts(db);
-  return new DaemonMetrics({
-    quota: () => {
-      const budget = engine.governor.snapshot();
-      return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
-    },
-    mirrorLagSeconds: () => facts.lagSeconds(engine.clock.now()),
-    outboxDepth: () => outboxSummary(db, engine.clock.now()).counts,
-    realtimeConnected: () => daemon.connected,
-  });
 }
 
 /** Resolves on SIGTERM or SIGINT; reloads the config file's log level on SIGHUP. */

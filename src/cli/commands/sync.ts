@@ -3,7 +3,7 @@ import type { CliCommand } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { withRemoteOptions } from '../options.js';
-import { createProgressView, type ProgressView } from '../progress.js';
+import { createProgressView } from '../progress.js';
 import { openSession } from '../session.js';
 
 /** A one-shot sync waits through burst pauses, not for a quota day to end. */
@@ -14,18 +14,14 @@ export const syncCommand: CliCommand = {
   describe: 'one full, consistent pass over every project, then exit',
   builder: (yargs) => withRemoteOptions(yargs),
   handler: async (args) => {
-    const views: { current?: ProgressView } = {};
-    const session = openSession(args, {
-      maxWaitMs: SYNC_MAX_WAIT_MS,
-      onProgress: (progress) => views.current?.update(progress),
-    });
+    const session = openSession(args, { maxWaitMs: SYNC_MAX_WAIT_MS });
     const { engine, logger, settings } = session;
     const view = createProgressView(
       process.stderr,
       logger,
       () => engine.governor.snapshot().quotaRemaining,
     );
-    views.current = view;
+    engine.onProgress((progress) => view.update(progress));
     const interrupt = abortOnSignals();
     try {
       const report = await engine.mirror.syncAll(settings.projects, { signal: interrupt.signal });
