@@ -14,7 +14,7 @@ import {
   type HttpRemote,
   type ResponseMetric,
 } from '../remote/index.js';
-import { outboxChanges, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
+import { answersInto, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, openDatabase, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 
@@ -121,9 +121,7 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
         remote,
         clock,
         logger: logger.child({ subsystem: 'outbox' }),
-        applyResult: (_db, item, response) => {
-          mirror.writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
-        },
+        applyResult: answersInto(mirror.writer),
         ...pusherSettings,
       }),
     onProgress: (listener) => progress.add(listener),

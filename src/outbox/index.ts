@@ -5,5 +5,4 @@ export * from './ops.js';
 export * from './pusher.js';
 export * from './queue.js';
 export * from './retries.js';
-export * from './store-writer.js';
 export { MIN_RATE_LIMIT_WAIT_MS } from './send.js';

@@ -8,10 +8,9 @@ import type { Logger } from 'pino';
 import type { BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock, type RemoteApi } from '../domain/index.js';
 import type { Db } from '../store/database.js';
-import { MirrorStore } from '../store/mirror-store.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { ProjectsRepository } from '../store/projects.js';
-import { mirrorApplyResult, type ApplyResult } from './apply.js';
+import type { ApplyResult } from './apply.js';
 import type { OutboxItem } from './item.js';
 import {
   DEFAULT_BACKOFF_BASE_MS,
@@ -20,7 +19,6 @@ import {
   RunRetries,
 } from './retries.js';
 import { sendItem, type Outcome } from './send.js';
-import { StoreMirrorWriter } from './store-writer.js';
 
 /** Longest 429 pause a pass sits out; a longer one ends the pass with the items still pending. */
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 2 * 60 * 1_000;
@@ -33,11 +31,8 @@ export interface OutboxPusherOptions {
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
-  /**
-   * Writes the service's answer into the mirror; by default through the store's repositories. The
-   * daemon passes `mirrorApplyResult(mirror, store)` so that passes in flight see the writes.
-   */
-  applyResult?: ApplyResult;
+  /** Writes the service's answer into the mirror: `answersInto(mirror.writer)`, wired by the daemon. */
+  applyResult: ApplyResult;
   /** The reason a project is read-only, or null; the mirrored `projects.read_only_reason` by default. */
   isReadOnly?: (projectId: string) => string | null;
   backoffBaseMs?: number;
@@ -104,7 +99,7 @@ export class OutboxPusher {
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
-    this.applyResult = options.applyResult ?? defaultApplyResult(options.db, options.clock);
+    this.applyResult = options.applyResult;
     const projects = new ProjectsRepository(options.db);
     this.isReadOnly = options.isReadOnly ?? ((projectId) => projects.readOnlyReason(projectId));
     this.backoff = {
@@ -282,10 +277,4 @@ export class OutboxPusher {
     }
     return delay;
   }
-}
-
-/** The stand-alone `ApplyResult`: `mirrorApplyResult` over a `StoreMirrorWriter` of `db`. */
-export function defaultApplyResult(db: Db, clock: Clock): ApplyResult {
-  const store = new MirrorStore(db);
-  return mirrorApplyResult(new StoreMirrorWriter(store, clock), store);
 }

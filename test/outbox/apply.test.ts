@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WriteResponse } from '../../src/domain/index.js';
-import { defaultApplyResult, enqueue, type OutboxItem } from '../../src/outbox/index.js';
+import { enqueue, type OutboxItem } from '../../src/outbox/index.js';
+import { mirrorAnswers } from '../fixtures/outbox.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import type { Db } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -14,7 +15,7 @@ function setup() {
   ).run();
   db.prepare(`INSERT INTO sync_state (project_id, backfill) VALUES ('p_1', 'done')`).run();
   const clock = new FakeClock();
-  const apply = defaultApplyResult(db, clock);
+  const apply = mirrorAnswers(db, clock);
   const run = (op: string, body: unknown, response: WriteResponse, targetId?: string) => {
     const { id } = enqueue(db, { op, projectId: 'p_1', targetId: targetId ?? null, body }, 0);
     const item = new OutboxRepository(db).get(id) as OutboxItem;
@@ -26,7 +27,7 @@ function setup() {
 
 const rows = (db: Db, sql: string) => db.prepare(sql).all();
 
-describe('the default ApplyResult', () => {
+describe("the outbox's answers, written by the mirror's writer", () => {
   it('upserts and removes resources and dependencies with their typed columns', () => {
     const { db, run } = setup();
     run('resource.create', { name: 'Crane' }, { status: 201, body: { id: 'r_1', name: 'Crane' } });
@@ -82,7 +83,7 @@ describe('the default ApplyResult', () => {
 
   it('skips projects the mirror does not hold yet', () => {
     const { db } = setup();
-    const apply = defaultApplyResult(db, new FakeClock());
+    const apply = mirrorAnswers(db, new FakeClock());
     const { id } = enqueue(db, { op: 'task.create', projectId: 'p_new', body: newTask('A') }, 0);
     const item = new OutboxRepository(db).get(id) as OutboxItem;
     apply(db, item, { status: 201, body: { id: 't_1', name: 'A' } });

@@ -13,6 +13,7 @@ import { tempDatabase } from '../fixtures/db.js';
 import { drive } from '../remote/stand-in.js';
 import { asRemoteApi, FakeRemote } from './fake-remote.js';
 import { newTask, newTaskJson } from './tasks.js';
+import { mirrorAnswers } from '../fixtures/outbox.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -36,6 +37,7 @@ function setup(options: Partial<OutboxPusherOptions> = {}) {
     clock,
     logger: silent,
     random: () => 0.5,
+    applyResult: mirrorAnswers(db, clock),
     ...options,
   });
   const queue = (op: string, projectId: string, body: unknown = {}, targetId?: string) =>
@@ -306,6 +308,7 @@ describe('OutboxPusher.pushOnce', () => {
         remote: asRemoteApi(fake),
         clock,
         logger: silent,
+        applyResult: mirrorAnswers(reopened, clock),
       });
       expect(await restarted.pushOnce()).toMatchObject({ sent: 1, done: 1, pending: 0 });
       expect(fake.requests).toHaveLength(2);

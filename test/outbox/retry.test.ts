@@ -20,6 +20,7 @@ import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { drive } from '../remote/stand-in.js';
 import { newTask } from './tasks.js';
+import { mirrorAnswers } from '../fixtures/outbox.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -49,6 +50,7 @@ async function setup(
     clock,
     logger,
     random: () => 0.5,
+    applyResult: mirrorAnswers(db, clock),
     ...pusherOptions,
   });
   const outbox = new OutboxRepository(db);

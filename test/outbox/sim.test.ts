@@ -15,7 +15,7 @@ import {
   enqueue,
   listOutbox,
   OutboxPusher,
-  outboxChanges,
+  answersInto,
   type PushReport,
 } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
@@ -51,8 +51,7 @@ async function setup(sim: Simulator) {
     remote,
     clock,
     logger,
-    applyResult: (_db, item, response) =>
-      mirror.writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op),
+    applyResult: answersInto(mirror.writer),
   });
   const projectId = sim.service.listProjects()[0]?.id ?? '';
   const queue = (op: string, body: unknown, targetId: string | null = null) =>
