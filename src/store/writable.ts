@@ -1,0 +1,37 @@
+/** Opening the mirror for a command that writes it. */
+import { StoreError } from '../domain/index.js';
+import { openDatabase, type Db } from './database.js';
+
+/**
+ * Opens the mirror file for writing. Fails with one line naming the file when it cannot be
+ * written (a read-only file, directory or mount, which SQLite opens read-only without a word),
+ * so that `sync`, `push` and `run` stop at once instead of failing every write.
+ */
+export function openMirrorFile(file: string): Db {
+  const db = openDatabase(file);
+  try {
+    assertWritable(db, file);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * The probe writes nothing: a DELETE that matches no row still needs a write transaction. A lock
+ * held by another writer is not read-only: the command's own writes wait for it as usual.
+ */
+function assertWritable(db: Db, file: string): void {
+  try {
+    db.prepare('DELETE FROM daemon_state WHERE 0').run();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+      throw new StoreError(`database ${file} is read-only: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) throw error;
+  }
+}
