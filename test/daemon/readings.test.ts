@@ -72,7 +72,8 @@ describe.each(READING_PROFILES.map(([name, readings]) => ({ name, readings })))(
 
       const converged = await waitUntil(() => differences(db, sim).length === 0, 8_000);
       expect(converged, differences(db, sim).join(', ')).toBe(true);
-      const row = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params);
+      const row = (sql: string, ...params: unknown[]) =>
+        db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
       expect(row('SELECT name, progress FROM tasks WHERE id = ?', first!.id)).toEqual({
         name: 'renamed on the service',
         progress: 60,
