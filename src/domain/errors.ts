@@ -22,6 +22,44 @@ export class UsageError extends ProjmirrorError {
   }
 }
 
+/** The longest piece of outside text (an id, a service message, a header) shown, in characters. */
+export const MAX_SHOWN_CHARS = 200;
+/** The longest error line, in characters. */
+export const MAX_ERROR_LINE_CHARS = 2_000;
+
+/**
+ * Control characters, and the format characters that reorder or break a line on a terminal (line
+ * and paragraph separators, bidirectional marks, overrides and isolates).
+ */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeCharacter(character: string): string {
+  const named = NAMED_ESCAPES[character];
+  if (named !== undefined) return named;
+  const code = character.charCodeAt(0);
+  return code < 0x100
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Outside text (from the service, a file, an event) made safe to show a person on one line:
+ * control characters escaped (`\n` as `\\n`, ESC as `\\x1b`), and cut to `maxChars` characters
+ * with an ellipsis, so that no id or message can forge terminal output or flood it.
+ */
+export function printable(text: string, maxChars: number = MAX_SHOWN_CHARS): string {
+  // Only the head can be shown: escaping a 100 MB string first would be wasted work.
+  const head = text.length > maxChars ? text.slice(0, maxChars) : text;
+  const escaped = head.replace(UNPRINTABLE, escapeCharacter);
+  if (escaped.length <= maxChars && head.length === text.length) return escaped;
+  let cut = escaped.slice(0, maxChars - 1);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
 /** Where a remote call was made, for error messages ("GET listTasks of p_1 page 3"). */
 export interface RemoteContext {
   route: string;
@@ -30,8 +68,8 @@ export interface RemoteContext {
 }
 
 function describe(context: RemoteContext): string {
-  let text = context.route;
-  if (context.projectId !== undefined) text += ` of ${context.projectId}`;
+  let text = printable(context.route);
+  if (context.projectId !== undefined) text += ` of ${printable(context.projectId)}`;
   if (context.page !== undefined) text += ` page ${context.page}`;
   return text;
 }
@@ -108,9 +146,11 @@ export class StoreError extends ProjmirrorError {
 
 /** One line for any error: the message of ours, or a short description of anything else. */
 export function errorLine(error: unknown): string {
-  if (error instanceof ProjmirrorError) return error.message;
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  let line: string;
+  if (error instanceof ProjmirrorError) line = error.message;
+  else if (error instanceof Error) line = `${error.name}: ${error.message}`;
+  else line = String(error);
+  return printable(line, MAX_ERROR_LINE_CHARS);
 }
 
 /** The daily quota is spent (or a pause is longer than the caller will wait); `resumeAt` is when. */

@@ -1,11 +1,20 @@
 /**
  * The one validator of the service's records, whether they come in a response or in a realtime
  * event: each is a JSON object with a non-empty string `id`, and every field we type is of its
- * type when present. Unknown fields are kept as they come. Pure: it throws
- * `MalformedResponseError` naming the route (or event) and the record.
+ * type when present. Unknown fields are kept as they come, within bounds: no string over
+ * `MAX_FIELD_CHARS`, no record over `MAX_RECORD_CHARS`, no nesting past `MAX_NESTING_DEPTH` (a
+ * 50 MB name would otherwise be stored four times over, and a deep value overflow the stack of
+ * whatever serializes it). Pure: it throws `MalformedResponseError` naming the route (or event)
+ * and the record.
  */
-import { MalformedResponseError, type RemoteContext } from './errors.js';
+import { MalformedResponseError, printable, type RemoteContext } from './errors.js';
+import { MAX_NESTING_DEPTH } from './json-bounds.js';
 import type { JsonObject, Project, Task } from './records.js';
+
+/** The longest string (or key) accepted anywhere in a record, in characters. */
+export const MAX_FIELD_CHARS = 64 * 1024;
+/** The most text in one record, in characters: its strings and keys, plus one per other value. */
+export const MAX_RECORD_CHARS = 1024 * 1024;
 
 type FieldCheck = (value: unknown) => boolean;
 
@@ -63,18 +72,74 @@ export function checkRecord(
     throw new MalformedResponseError(context, `${where}: ${kind} without a string id`);
   }
   if (expectedId !== undefined && id !== expectedId) {
-    throw new MalformedResponseError(context, `${where}: ${kind} id ${id}, expected ${expectedId}`);
+    throw new MalformedResponseError(
+      context,
+      `${where}: ${kind} id ${printable(id)}, expected ${printable(expectedId)}`,
+    );
   }
   for (const [field, check] of Object.entries(FIELDS[kind] as Record<string, FieldCheck>)) {
     const fieldValue = value[field];
     if (fieldValue !== undefined && !check(fieldValue)) {
       throw new MalformedResponseError(
         context,
-        `${where}: ${kind} ${id} has ${field} of type ${describeType(fieldValue)}`,
+        `${where}: ${kind} ${printable(id)} has ${field} of type ${describeType(fieldValue)}`,
       );
     }
   }
+  const problem = boundsProblem(value);
+  if (problem !== undefined) {
+    throw new MalformedResponseError(context, `${where}: ${kind} ${printable(id)} ${problem}`);
+  }
   return value as CheckedRecord;
+}
+
+/**
+ * The first bound `record` passes, or undefined. Walks it with a stack of its own, not by
+ * recursion, so that no depth of nesting can overflow the call stack here.
+ */
+function boundsProblem(record: JsonObject): string | undefined {
+  const values: unknown[] = [record];
+  const depths: number[] = [1];
+  const fields: string[] = [''];
+  let chars = 0;
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop() as number;
+    const field = fields.pop() as string;
+    if (typeof value === 'string') {
+      if (value.length > MAX_FIELD_CHARS) {
+        return `has a string of ${value.length} characters in ${printable(field)} (the bound is ${MAX_FIELD_CHARS})`;
+      }
+      chars += value.length;
+    } else if (typeof value === 'object' && value !== null) {
+      if (depth > MAX_NESTING_DEPTH) {
+        return `nests deeper than ${MAX_NESTING_DEPTH} levels in ${printable(field)}`;
+      }
+      const items = Array.isArray(value) ? (value as unknown[]) : undefined;
+      const keys = items === undefined ? Object.keys(value) : [];
+      // Every item costs at least one character: counted before anything is pushed.
+      chars += items?.length ?? keys.length;
+      if (chars > MAX_RECORD_CHARS) break;
+      for (const item of items ?? []) {
+        values.push(item);
+        depths.push(depth + 1);
+        fields.push(field);
+      }
+      for (const key of keys) {
+        if (key.length > MAX_FIELD_CHARS) {
+          return `has a key of ${key.length} characters (the bound is ${MAX_FIELD_CHARS})`;
+        }
+        chars += key.length;
+        values.push((value as JsonObject)[key]);
+        depths.push(depth + 1);
+        fields.push(depth === 1 ? key : field);
+      }
+    }
+    if (chars > MAX_RECORD_CHARS) break;
+  }
+  return chars > MAX_RECORD_CHARS
+    ? `is over ${MAX_RECORD_CHARS} characters (the bound)`
+    : undefined;
 }
 
 /** Checks a list body: an array of records of one kind, no id twice. */
@@ -89,7 +154,9 @@ export function checkList(
   const ids = new Set<string>();
   return value.map((item: unknown, index) => {
     const record = checkRecord(item, kind, context, `row ${index + 1}`);
-    if (ids.has(record.id)) throw new MalformedResponseError(context, `id ${record.id} twice`);
+    if (ids.has(record.id)) {
+      throw new MalformedResponseError(context, `id ${printable(record.id)} twice`);
+    }
     ids.add(record.id);
     return record;
   });
