@@ -11,7 +11,6 @@ export function createAgent(options: ResolvedOptions): Agent {
     keepAliveTimeout: options.keepAliveTimeoutMs,
     headersTimeout: options.headersTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs,
-    maxResponseSize: options.maxResponseBytes,
     connect: {
       timeout: options.connectTimeoutMs,
       rejectUnauthorized: true,

@@ -46,7 +46,7 @@ export class Caller {
       const retryAfterMs = this.retryAfterOf(response);
       this.options.gate.observe(observationOf(response, retryAfterMs));
       if (this.answers(call, response)) return response;
-      const error = statusError(response, call.context, this.options.token, {
+      const error = statusError(response, call.context, {
         read,
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       });

@@ -6,6 +6,7 @@ import type { Agent } from 'undici';
 import {
   MalformedResponseError,
   MAX_PAGE_SIZE,
+  printable,
   RemoteStatusError,
   UsageError,
   checkList,
@@ -28,6 +29,7 @@ import {
   type WriteResponse,
 } from '../domain/index.js';
 import { createAgent } from './agent.js';
+import { MAX_RECORD_BODY_BYTES, pageBodyBytes } from './bounds.js';
 import { Caller, type Call } from './caller.js';
 import { resolveOptions, type HttpRemoteOptions, type ResolvedOptions } from './options.js';
 import { countHeader, parseBody } from './responses.js';
@@ -66,7 +68,9 @@ export class HttpRemote implements RemoteApi {
   }
 
   async listProjects(options?: CallOptions): Promise<Project[]> {
-    const { response, context } = await this.get('listProjects', {}, options);
+    const { response, context } = await this.get('listProjects', {}, options, {
+      maxBodyBytes: this.options.maxResponseBytes,
+    });
     return checkList(parseBody(response, context), 'project', context) as Project[];
   }
 
@@ -75,7 +79,10 @@ export class HttpRemote implements RemoteApi {
     etag?: string,
     options?: CallOptions,
   ): Promise<Conditional<Project>> {
-    const { response, context } = await this.get('getProject', { projectId }, options, { etag });
+    const { response, context } = await this.get('getProject', { projectId }, options, {
+      etag,
+      maxBodyBytes: MAX_RECORD_BODY_BYTES,
+    });
     const tag = header(response, 'etag');
     if (response.status === 304) return { notModified: true, etag: tag ?? etag };
     const value = checkProject(parseBody(response, context), context);
@@ -94,22 +101,25 @@ export class HttpRemote implements RemoteApi {
       etag,
       page,
       query: { page, pageSize },
+      maxBodyBytes: pageBodyBytes(pageSize),
     });
     const tag = header(response, 'etag');
     const totalCount = countHeader(response, 'x-total-count');
     if (response.status === 304) return { notModified: true, etag: tag ?? etag, totalCount };
     if (totalCount === undefined) {
       const raw = header(response, 'x-total-count');
-      const problem = raw === undefined ? 'missing' : `${JSON.stringify(raw)}, not a count`;
+      const problem =
+        raw === undefined ? 'missing' : `${printable(JSON.stringify(raw))}, not a count`;
       throw new MalformedResponseError(context, `X-Total-Count ${problem}`);
     }
-    const rows = checkList(parseBody(response, context), 'task', context) as Task[];
+    const rows = checkList(parseBody(response, context, pageSize), 'task', context) as Task[];
     return { notModified: false, etag: tag, totalCount, rows };
   }
 
   async getTask(taskId: string, options?: CallOptions): Promise<Task | null> {
     const { response, context } = await this.get('getTask', { taskId }, options, {
       accept: [404],
+      maxBodyBytes: MAX_RECORD_BODY_BYTES,
     });
     if (response.status === 404) return null;
     return checkTask(parseBody(response, context), context);
@@ -131,18 +141,19 @@ export class HttpRemote implements RemoteApi {
   async send(request: WriteRequest, options?: CallOptions): Promise<WriteResponse> {
     const route = this.options.routes[request.route];
     const context = contextOf(request.route, route.method, request.params, request.projectId);
+    const kind = WRITE_RESULTS[request.route];
     const response = await this.caller.call({
       name: request.route,
       route,
       params: request.params,
       context,
       purpose: options?.purpose ?? 'push',
+      maxBodyBytes: kind === undefined ? this.options.maxResponseBytes : MAX_RECORD_BODY_BYTES,
       ...(request.body === undefined ? {} : { body: request.body }),
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(options?.signal ? { signal: options.signal } : {}),
     });
     const body = parseBody(response, context);
-    const kind = WRITE_RESULTS[request.route];
     if (kind !== undefined && body !== null) checkRecord(body, kind, context);
     return { status: response.status, body };
   }
@@ -157,6 +168,7 @@ export class HttpRemote implements RemoteApi {
       route,
       params: {},
       context,
+      maxBodyBytes: MAX_RECORD_BODY_BYTES,
       ...(options?.signal ? { signal: options.signal } : {}),
     });
     if (response.status < 200 || response.status >= 300) {
@@ -182,7 +194,9 @@ export class HttpRemote implements RemoteApi {
     kind: RecordType,
     options: CallOptions | undefined,
   ): Promise<unknown[]> {
-    const { response, context } = await this.get(name, { projectId }, options);
+    const { response, context } = await this.get(name, { projectId }, options, {
+      maxBodyBytes: this.options.maxResponseBytes,
+    });
     return checkList(parseBody(response, context), kind, context);
   }
 
@@ -190,7 +204,8 @@ export class HttpRemote implements RemoteApi {
     name: RouteName,
     params: Record<string, string>,
     options: CallOptions | undefined,
-    extra: Partial<Pick<Call, 'etag' | 'query' | 'accept'>> & { page?: number } = {},
+    extra: Partial<Pick<Call, 'etag' | 'query' | 'accept'>> &
+      Pick<Call, 'maxBodyBytes'> & { page?: number },
   ): Promise<{ response: RawResponse; context: RemoteContext }> {
     const route = this.options.routes[name];
     const context = contextOf(name, route.method, params, params['projectId'], extra.page);
@@ -200,6 +215,7 @@ export class HttpRemote implements RemoteApi {
       params,
       context,
       purpose: options?.purpose ?? 'poll',
+      maxBodyBytes: extra.maxBodyBytes,
       ...(extra.etag === undefined ? {} : { etag: extra.etag }),
       ...(extra.query ? { query: extra.query } : {}),
       ...(extra.accept ? { accept: extra.accept } : {}),

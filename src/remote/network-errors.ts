@@ -2,7 +2,7 @@
  * Turns what undici and Node throw when no response arrives into one-line `NetworkError`s, and
  * tells which of them are worth retrying (not TLS: a certificate does not fix itself).
  */
-import { MalformedResponseError, NetworkError, type RemoteContext } from '../domain/index.js';
+import { NetworkError, type RemoteContext } from '../domain/index.js';
 
 const TLS_CODE = /CERT|TLS|SSL|SIGNATURE|EPROTO|HOSTNAME_MISMATCH/;
 
@@ -45,18 +45,19 @@ export function isRetryableNetworkError(error: unknown): boolean {
   return error instanceof NetworkError && !isTlsFailure(error);
 }
 
-/** The typed error for a failed exchange with `host` (never the URL's path or headers). */
+/**
+ * The typed error for a failed exchange with `host` (never the URL's path or headers). What the
+ * server's certificate says is quoted through `redact`, which takes the token out.
+ */
 export function toNetworkError(
   error: unknown,
   context: RemoteContext,
   host: string,
-): NetworkError | MalformedResponseError {
+  redact: (text: string) => string,
+): NetworkError {
   const code = codeOf(error) ?? 'unknown';
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-    return new MalformedResponseError(context, 'body larger than the size limit');
-  }
   if (TLS_CODE.test(code)) {
-    const reason = (error as Error).message.split('\n')[0] ?? code;
+    const reason = redact((error as Error).message.split('\n')[0] ?? code);
     return new NetworkError(
       context,
       `TLS verification of ${host} failed: ${reason} (${code}); trust its CA with --ca-file`,

@@ -19,11 +19,17 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 /** Longest silence between two chunks of a response body. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/**
+ * Longest time for a whole exchange, from sending the request to the body's last byte (a body
+ * trickled a byte at a time never trips the silence timer); past it the attempt is a network
+ * error, retried like any other.
+ */
+export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
 /** How long an idle keep-alive connection is kept (below Node servers' 5 s default). */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 4_000;
 /** Connections kept open to the service at most. */
 export const DEFAULT_MAX_CONNECTIONS = 4;
-/** Largest response body accepted. */
+/** Largest body of an unpaged list (projects, members, resources, dependencies), in bytes. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Attempts of one GET on 5xx and network errors, the first included. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
@@ -64,6 +70,7 @@ export interface HttpRemoteOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  requestDeadlineMs?: number;
   keepAliveTimeoutMs?: number;
   maxConnections?: number;
   maxResponseBytes?: number;
@@ -91,6 +98,7 @@ export interface ResolvedOptions {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  requestDeadlineMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
   maxResponseBytes: number;
@@ -121,6 +129,7 @@ export function resolveOptions(options: HttpRemoteOptions): ResolvedOptions {
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    requestDeadlineMs: options.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

@@ -1,18 +1,23 @@
 /**
  * Reading responses: JSON bodies, the budget headers reported to the gate, and the typed error
- * for a status that is not an answer (with the service's `code`, and never the token).
+ * for a status that is not an answer (with the service's `code`; the transport has already taken
+ * the token out of its text).
  */
 import {
   MalformedResponseError,
+  MAX_SHOWN_CHARS,
+  printable,
   RateLimitedError,
   RemoteStatusError,
   type BudgetObservation,
   type RemoteContext,
 } from '../domain/index.js';
+import { jsonOverLimits } from '../domain/json-bounds.js';
+import { bodyLimits, SCAN_BEFORE_PARSE_CHARS } from './bounds.js';
 import { header, type RawResponse } from './transport.js';
 
 /** Longest service message kept in an error line. */
-export const MAX_SERVICE_MESSAGE_CHARS = 200;
+export const MAX_SERVICE_MESSAGE_CHARS = MAX_SHOWN_CHARS;
 
 const NOT_JSON = Symbol('not JSON');
 
@@ -26,9 +31,22 @@ function tryJson(text: string): unknown {
   }
 }
 
-/** The body of a successful response as JSON (null when empty); anything else is malformed. */
-export function parseBody(response: RawResponse, context: RemoteContext): unknown {
-  const value = tryJson(response.text);
+/**
+ * The body of a successful response as JSON (null when empty); anything else is malformed. A
+ * large body is first scanned for its bounds (nesting, values, and `maxItems` rows for a page),
+ * so that one past them is refused before it is parsed.
+ */
+export function parseBody(
+  response: RawResponse,
+  context: RemoteContext,
+  maxItems?: number,
+): unknown {
+  const { text } = response;
+  if (text.length > SCAN_BEFORE_PARSE_CHARS) {
+    const problem = jsonOverLimits(text, bodyLimits(maxItems));
+    if (problem !== undefined) throw new MalformedResponseError(context, `body ${problem}`);
+  }
+  const value = tryJson(text);
   if (value === NOT_JSON) {
     throw new MalformedResponseError(context, `body is not JSON (${contentType(response)})`);
   }
@@ -36,7 +54,7 @@ export function parseBody(response: RawResponse, context: RemoteContext): unknow
 }
 
 function contentType(response: RawResponse): string {
-  return (header(response, 'content-type') ?? 'no content type').split(';')[0] ?? '';
+  return printable((header(response, 'content-type') ?? 'no content type').split(';')[0] ?? '');
 }
 
 /** A non-negative integer header (`X-Total-Count`, `X-Quota-*`), or undefined. */
@@ -76,14 +94,9 @@ function serviceError(response: RawResponse): { code?: string; message?: string;
   };
 }
 
-/** One line of service text, without the token, within `MAX_SERVICE_MESSAGE_CHARS`. */
-export function scrub(text: string, token: string): string {
-  let line = text.replace(/\s+/g, ' ').trim();
-  if (token !== '') line = line.split(token).join('[token]');
-  if (line.length > MAX_SERVICE_MESSAGE_CHARS) {
-    line = `${line.slice(0, MAX_SERVICE_MESSAGE_CHARS)}...`;
-  }
-  return line;
+/** One line of service text: spaces collapsed, control characters escaped, cut to a bound. */
+function oneLine(text: string): string {
+  return printable(text.replace(/[ \t\r\n]+/g, ' ').trim(), MAX_SERVICE_MESSAGE_CHARS);
 }
 
 /**
@@ -93,13 +106,12 @@ export function scrub(text: string, token: string): string {
 export function statusError(
   response: RawResponse,
   context: RemoteContext,
-  token: string,
   options: { read: boolean; retryAfterMs?: number },
 ): RemoteStatusError | MalformedResponseError {
   const { status } = response;
   const parsed = serviceError(response);
-  const code = parsed.code === undefined ? undefined : scrub(parsed.code, token);
-  let message = parsed.message === undefined ? undefined : scrub(parsed.message, token);
+  const code = parsed.code === undefined ? undefined : oneLine(parsed.code);
+  let message = parsed.message === undefined ? undefined : oneLine(parsed.message);
   if (status >= 500 && !parsed.json && options.read) {
     return new MalformedResponseError(
       context,
@@ -113,7 +125,7 @@ export function statusError(
     message = 'not modified, to a request without If-None-Match';
   } else if (status >= 300 && status < 400) {
     const location = header(response, 'location');
-    message = `redirect${location ? ` to ${scrub(location, token)}` : ''} not followed`;
+    message = `redirect${location ? ` to ${oneLine(location)}` : ''} not followed`;
   }
   return new RemoteStatusError(status, code, message, context);
 }

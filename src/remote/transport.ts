@@ -1,12 +1,25 @@
 /**
  * One HTTP exchange with the service, without policy: builds the URL and headers (bearer token,
- * JSON content type, `If-None-Match`, `Idempotency-Key`), reads the whole body, times it, reports
- * the metric, and turns a failure to get an answer into a typed error.
+ * JSON content type, `If-None-Match`, `Idempotency-Key`), reads the body within its bound and the
+ * whole exchange within the request deadline, times it, reports the metric, and turns a failure
+ * to get an answer into a typed error. No text of the service that echoes the token goes further.
  */
-import type { Agent } from 'undici';
-import { expandPath, type RemoteContext, type Route, type RouteName } from '../domain/index.js';
+import type { Agent, Dispatcher } from 'undici';
+import {
+  expandPath,
+  MalformedResponseError,
+  NetworkError,
+  ProjmirrorError,
+  type RemoteContext,
+  type Route,
+  type RouteName,
+} from '../domain/index.js';
+import { MAX_ERROR_BODY_BYTES } from './bounds.js';
 import { toNetworkError } from './network-errors.js';
 import type { ResolvedOptions } from './options.js';
+
+/** What replaces the token in the text of an error answer. */
+export const TOKEN_PLACEHOLDER = '[token]';
 
 /** One request to send. */
 export interface Exchange {
@@ -19,6 +32,8 @@ export interface Exchange {
   idempotencyKey?: string;
   context: RemoteContext;
   signal?: AbortSignal;
+  /** The largest body of a 2xx answer, in bytes; a longer one is a malformed response. */
+  maxBodyBytes: number;
 }
 
 /** A whole response: status, lower-cased headers, and the body as text. */
@@ -34,6 +49,30 @@ export function header(response: RawResponse, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** True for the statuses whose body is an answer to use: 2xx, and 304 to a conditional GET. */
+function isAnswer(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 304;
+}
+
+/** The body as text: the whole of it within `maxBytes`, else its first `maxBytes` and `over`. */
+async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+): Promise<{ text: string; over: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - size));
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), over: true };
+    }
+    size += chunk.length;
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks, size).toString('utf8'), over: false };
+}
+
 /** Sends exchanges through one agent. */
 export class Transport {
   private readonly origin: string;
@@ -47,10 +86,21 @@ export class Transport {
     this.basePath = options.baseUrl.pathname;
   }
 
-  /** Sends one request and reads its whole response. Throws `NetworkError` or the abort reason. */
+  /**
+   * Sends one request and reads its response within the request deadline. A 2xx body past
+   * `maxBodyBytes` is a `MalformedResponseError`, read no further; an error answer's body is cut
+   * at `MAX_ERROR_BODY_BYTES`. Throws `NetworkError` (the deadline included) or the abort reason.
+   */
   async exchange(request: Exchange): Promise<RawResponse> {
-    const { clock, onResponse, logger } = this.options;
+    const { clock, onResponse, logger, requestDeadlineMs } = this.options;
     const started = clock.now();
+    const deadline = new AbortController();
+    // A transport timeout like undici's own: on real time, whatever clock the policy runs on.
+    const timer = setTimeout(() => deadline.abort(), requestDeadlineMs);
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, deadline.signal])
+      : deadline.signal;
+    let status = 0;
     try {
       const response = await this.agent.request({
         origin: this.origin,
@@ -58,18 +108,77 @@ export class Transport {
         method: request.route.method,
         headers: this.headersOf(request),
         body: request.body ?? null,
-        signal: request.signal ?? null,
+        signal,
       });
-      const text = await response.body.text();
+      status = response.statusCode;
+      const raw = await this.read(response, request);
       const ms = clock.now() - started;
-      onResponse({ route: request.name, status: response.statusCode, ms });
-      logger.debug({ route: request.name, status: response.statusCode, ms }, 'response');
-      return { status: response.statusCode, headers: response.headers, text };
+      onResponse({ route: request.name, status, ms });
+      logger.debug({ route: request.name, status, ms }, 'response');
+      return this.withoutToken(raw, request.context);
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
-      onResponse({ route: request.name, status: 0, ms: clock.now() - started });
-      throw toNetworkError(error, request.context, this.options.baseUrl.host);
+      onResponse({ route: request.name, status, ms: clock.now() - started });
+      if (error instanceof ProjmirrorError) throw error;
+      if (deadline.signal.aborted) {
+        throw new NetworkError(
+          request.context,
+          `no whole answer within the request deadline of ${requestDeadlineMs} ms`,
+          { cause: error },
+        );
+      }
+      const redact = (text: string) => this.redact(text);
+      throw toNetworkError(error, request.context, this.options.baseUrl.host, redact);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private async read(response: Dispatcher.ResponseData, request: Exchange): Promise<RawResponse> {
+    const { statusCode: status, headers, body } = response;
+    const answer = isAnswer(status);
+    const maxBytes = answer ? request.maxBodyBytes : MAX_ERROR_BODY_BYTES;
+    const tooLarge = () =>
+      new MalformedResponseError(request.context, `body over ${maxBytes} bytes (the bound)`);
+    const declared = Number(headers['content-length']);
+    if (answer && Number.isFinite(declared) && declared > maxBytes) {
+      body.destroy();
+      throw tooLarge();
+    }
+    const { text, over } = await readBody(body, maxBytes);
+    if (answer && over) throw tooLarge();
+    return { status, headers, text };
+  }
+
+  /**
+   * A response that echoes the token (in a header or the body) goes no further: as an answer it
+   * is refused, since its data would carry the token into the mirror and every line naming it;
+   * as an error, its text has the token replaced before any message is made of it.
+   */
+  private withoutToken(response: RawResponse, context: RemoteContext): RawResponse {
+    const { token } = this.options;
+    const headerText = Object.values(response.headers).flat().join('\n');
+    if (token === '' || (!headerText.includes(token) && !response.text.includes(token))) {
+      return response;
+    }
+    if (isAnswer(response.status)) {
+      throw new MalformedResponseError(
+        context,
+        'the answer holds the token, so it is refused (the token must reach no log nor the mirror)',
+      );
+    }
+    const redact = (text: string) => this.redact(text);
+    const headers: RawResponse['headers'] = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      headers[name] = Array.isArray(value) ? value.map(redact) : value && redact(value);
+    }
+    return { status: response.status, headers, text: redact(response.text) };
+  }
+
+  /** `text` with every occurrence of the token (and so of `Bearer <token>`) replaced. */
+  private redact(text: string): string {
+    const { token } = this.options;
+    return token === '' ? text : text.split(token).join(TOKEN_PLACEHOLDER);
   }
 
   private pathOf(request: Exchange): string {
