@@ -5,7 +5,11 @@ import {
   type JsonObject,
   type RealtimeEvent,
 } from '../domain/index.js';
+import { jsonOverLimits, MAX_BODY_VALUES, MAX_NESTING_DEPTH } from '../domain/json-bounds.js';
 import type { Change } from './change.js';
+
+/** How deep a message may nest: the message, then its `data` record at the validator's depth. */
+const MESSAGE_LIMITS = { maxDepth: MAX_NESTING_DEPTH + 1, maxValues: MAX_BODY_VALUES };
 
 /** The longest piece of a message's `type` quoted in a hint's reason. */
 const MAX_QUOTED_TYPE_CHARS = 64;
@@ -36,9 +40,15 @@ function unknownTypeReason(type: unknown): string {
 /**
  * Decodes a message per contract section 5: a known `type` with a non-empty string `projectId`
  * is an event (`id` kept when a string, `data` kept when an object); anything else is a hint
- * naming the message's `projectId` when it has one.
+ * naming the message's `projectId` when it has one. A message nested past the bound, or holding
+ * `secret` (the token, echoed back), is only a hint for every project: none of it is kept.
  */
-export function decodeMessage(text: string): Change {
+export function decodeMessage(text: string, secret?: string): Change {
+  if (secret !== undefined && secret !== '' && text.includes(secret)) {
+    return hint(undefined, 'message holds the token; ignored');
+  }
+  const problem = jsonOverLimits(text, MESSAGE_LIMITS);
+  if (problem !== undefined) return hint(undefined, `message ${problem}`);
   let message: unknown;
   try {
     message = JSON.parse(text);

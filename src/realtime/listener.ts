@@ -26,8 +26,8 @@ export const DEFAULT_STABLE_CONNECTION_MS = 30_000;
 export const DEFAULT_TOKEN_REFUSED_RETRY_MS = 5 * 60_000;
 /** How long `stop()` waits for the server's closing handshake before dropping the socket. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 1_000;
-/** The largest message accepted; a bigger one closes the connection (code 1009). */
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** The largest message accepted (1 MiB); a bigger one closes the connection (code 1009). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 /** Everything the listener needs; the optional timings default to the constants above. */
 export interface RealtimeListenerOptions {
@@ -251,7 +251,7 @@ export class RealtimeListener {
 
   private received(data: RawData): void {
     if (this.controller?.signal.aborted !== false) return;
-    const change = decodeMessage(messageText(data));
+    const change = decodeMessage(messageText(data), this.options.token);
     if (change.kind === 'hint') {
       this.logger.debug(
         { projectId: change.projectId, reason: change.reason },
