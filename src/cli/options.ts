@@ -3,15 +3,17 @@
  * Flags, environment (`PROJMIRROR_*`) and the `--config` file are merged by yargs; this module
  * validates the result and reads the token, which is never accepted as a flag.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { trustedCertificates, UsageError } from '../domain/index.js';
+import { readSmallFile } from '../domain/small-file.js';
 
 /** The default mirror file. */
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
 const TOKEN_PREFIX = 'glt_';
 const CREDENTIAL_NAME = 'projmirror-token';
+/** The largest token file read, in bytes (a token is well under 100). */
+export const MAX_TOKEN_FILE_BYTES = 4 * 1024;
 
 /** Adds `--db` and `--log-level`, which even offline commands take. */
 export function withStoreOptions(yargs: Argv): Argv {
@@ -109,20 +111,32 @@ export function refuseTokenFlag(argv: string[]): void {
   }
 }
 
-/** Reads the token: `--token-file`, `PROJMIRROR_TOKEN`, then the systemd credential. */
-export function readToken(tokenFile: unknown, env: NodeJS.ProcessEnv = process.env): string {
+/** Writes a warning line on stderr. */
+function warnOnStderr(line: string): void {
+  process.stderr.write(`projmirror: warning: ${line}\n`);
+}
+
+/**
+ * Reads the token: `--token-file`, `PROJMIRROR_TOKEN`, then the systemd credential. A file that
+ * others may read is used with a warning naming its mode (as ssh does for a private key).
+ */
+export function readToken(
+  tokenFile: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (line: string) => void = warnOnStderr,
+): string {
   let token: string | undefined;
   let source: string;
   if (typeof tokenFile === 'string' && tokenFile !== '') {
     source = `token file ${tokenFile}`;
-    token = readSecretFile(tokenFile, source);
+    token = readSecretFile(tokenFile, source, warn);
   } else if (env['PROJMIRROR_TOKEN']) {
     source = 'PROJMIRROR_TOKEN';
     token = env['PROJMIRROR_TOKEN'];
   } else if (env['CREDENTIALS_DIRECTORY']) {
     const file = join(env['CREDENTIALS_DIRECTORY'], CREDENTIAL_NAME);
     source = `credential ${file}`;
-    token = readSecretFile(file, source);
+    token = readSecretFile(file, source, warn);
   } else {
     throw new UsageError(
       'no token: pass --token-file FILE, or set PROJMIRROR_TOKEN or PROJMIRROR_TOKEN_FILE',
@@ -136,13 +150,13 @@ export function readToken(tokenFile: unknown, env: NodeJS.ProcessEnv = process.e
   return token;
 }
 
-function readSecretFile(file: string, source: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`cannot read ${source}: ${reason}`);
+function readSecretFile(file: string, source: string, warn: (line: string) => void): string {
+  const { text, mode } = readSmallFile(file, MAX_TOKEN_FILE_BYTES, source);
+  if ((mode & 0o077) !== 0) {
+    const octal = mode.toString(8).padStart(4, '0');
+    warn(`${source} is accessible by group or others (mode ${octal}); chmod 600 it`);
   }
+  return text;
 }
 
 /** Splits `--projects a,b` into ids; undefined means every project the token lists. */

@@ -3,9 +3,12 @@
  * verified, against Node's default roots plus the certificates of an optional CA file, which adds
  * to the trust and never replaces it.
  */
-import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { UsageError } from './errors.js';
+import { readSmallFile } from './small-file.js';
+
+/** The largest CA file read, in bytes: a bundle of every public root takes about 220 KB. */
+export const MAX_CA_FILE_BYTES = 1024 * 1024;
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -15,13 +18,7 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
  */
 export function trustedCertificates(caFile: string | undefined): string[] | undefined {
   if (caFile === undefined) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(caFile, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`cannot read CA file ${caFile}: ${reason}`);
-  }
+  const { text } = readSmallFile(caFile, MAX_CA_FILE_BYTES, `CA file ${caFile}`);
   const extra = text.match(PEM_CERTIFICATE);
   if (!extra) throw new UsageError(`CA file ${caFile} holds no PEM certificate`);
   return [...rootCertificates, ...extra];

@@ -1,9 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/domain/index.js';
-import { isLoopbackHost, parseBaseUrl, readToken, refuseTokenFlag } from '../../src/cli/options.js';
+import { MAX_CA_FILE_BYTES, trustedCertificates, UsageError } from '../../src/domain/index.js';
+import {
+  isLoopbackHost,
+  MAX_TOKEN_FILE_BYTES,
+  parseBaseUrl,
+  readToken,
+  refuseTokenFlag,
+} from '../../src/cli/options.js';
 
 describe('base URL', () => {
   it('accepts https anywhere and http on loopback only', () => {
@@ -30,13 +36,43 @@ describe('token', () => {
 
   it('reads a token file, trimming the newline', () => {
     const file = join(dir, 'token');
+    writeFileSync(file, 'glt_test_file\n', { mode: 0o600 });
+    const warnings: string[] = [];
+    expect(readToken(file, {}, (line) => warnings.push(line))).toBe('glt_test_file');
+    expect(warnings).toEqual([]);
+  });
+
+  it('warns, naming the mode, when group or others may read the token file', () => {
+    const file = join(dir, 'open-token');
     writeFileSync(file, 'glt_test_file\n');
-    expect(readToken(file, {})).toBe('glt_test_file');
+    chmodSync(file, 0o644);
+    const warnings: string[] = [];
+    expect(readToken(file, {}, (line) => warnings.push(line))).toBe('glt_test_file');
+    expect(warnings).toEqual([
+      `token file ${file} is accessible by group or others (mode 0644); chmod 600 it`,
+    ]);
+    chmodSync(file, 0o640);
+    expect(readToken(file, {}, (line) => warnings.push(line))).toBe('glt_test_file');
+    expect(warnings[1]).toMatch(/\(mode 0640\)/);
+  });
+
+  it('reads no more of a token or CA file than its bound: /dev/zero and huge files are refused', () => {
+    const huge = join(dir, 'huge-token');
+    writeFileSync(huge, `glt_test_${'x'.repeat(MAX_TOKEN_FILE_BYTES)}`, { mode: 0o600 });
+    for (const file of ['/dev/zero', huge]) {
+      expect(() => readToken(file, {}, () => undefined)).toThrow(
+        new UsageError(`token file ${file} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`),
+      );
+    }
+    expect(() => readToken(dir, {}, () => undefined)).toThrow(`token file ${dir} is a directory`);
+    expect(() => trustedCertificates('/dev/zero')).toThrow(
+      new UsageError(`CA file /dev/zero is larger than ${MAX_CA_FILE_BYTES} bytes`),
+    );
   });
 
   it('falls back to PROJMIRROR_TOKEN, then the systemd credential', () => {
     expect(readToken(undefined, { PROJMIRROR_TOKEN: 'glt_test_env' })).toBe('glt_test_env');
-    writeFileSync(join(dir, 'projmirror-token'), 'glt_test_cred');
+    writeFileSync(join(dir, 'projmirror-token'), 'glt_test_cred', { mode: 0o400 });
     expect(readToken(undefined, { CREDENTIALS_DIRECTORY: dir })).toBe('glt_test_cred');
   });
 

@@ -13,7 +13,7 @@ const TOKEN = 'glt_test_cli_run_0123456789';
 function runArgs(sim: Simulator): { dir: string; file: string; args: string[] } {
   const dir = tempDir();
   const file = join(dir, 'm.sqlite');
-  writeFileSync(join(dir, 'token'), TOKEN);
+  writeFileSync(join(dir, 'token'), TOKEN, { mode: 0o600 });
   const args = ['run', '--base-url', sim.baseUrl, '--token-file', join(dir, 'token'), '--db', file];
   return { dir, file, args };
 }

@@ -21,7 +21,7 @@ describe('projmirror status', () => {
     });
     const dir = tempDir();
     const db = join(dir, 'm.sqlite');
-    writeFileSync(join(dir, 'token'), TOKEN);
+    writeFileSync(join(dir, 'token'), TOKEN, { mode: 0o600 });
     const sync = await runCli([
       'sync',
       '--base-url',

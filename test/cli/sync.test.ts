@@ -10,7 +10,7 @@ const TOKEN = 'glt_test_cli_sync_0123456789abcdef';
 
 function tokenFile(dir: string, token = TOKEN): string {
   const file = join(dir, 'token');
-  writeFileSync(file, `${token}\n`);
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return file;
 }
 

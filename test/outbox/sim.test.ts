@@ -308,7 +308,7 @@ async function until(condition: () => boolean): Promise<void> {
 /** The token of the simulator in a file, for `--token-file`. */
 function writeTokenFile(sim: Simulator): string {
   const file = join(tempDir(), 'token');
-  writeFileSync(file, `${sim.token}\n`);
+  writeFileSync(file, `${sim.token}\n`, { mode: 0o600 });
   return file;
 }
 

@@ -65,7 +65,7 @@ export function spawnCli(args: string[], fault?: StorageFault): CliChild {
 /** The remote options of a command against `sim`, its token in a file, logs silenced. */
 export function remoteArgs(sim: Simulator, dbFile: string): string[] {
   const tokenFile = join(tempDir('projmirror-token-'), 'token');
-  writeFileSync(tokenFile, `${sim.token}\n`);
+  writeFileSync(tokenFile, `${sim.token}\n`, { mode: 0o600 });
   return [
     '--base-url',
     sim.baseUrl,
