@@ -22,15 +22,25 @@ export interface Enqueued {
 }
 
 /**
- * Checks an edit (op, target, body) and appends it to the queue of its project. Bad input throws
- * `UsageError` naming the problem; nothing is queued then.
+ * Checks an edit (op, target, body) as `enqueue` does, without a database: a command refuses bad
+ * input with it before it opens (or creates) the mirror. Throws `UsageError` naming the problem.
  */
-export function enqueue(db: Db, input: EnqueueInput, now: number): Enqueued {
+export function checkEnqueueInput(input: EnqueueInput): void {
   if (input.projectId.trim() === '') throw new UsageError('an outbox item needs a project id');
   const body = JSON.stringify(input.body ?? {});
   const targetId = input.targetId ?? null;
   const checked = buildRequest({ ...input, targetId, body, idempotencyKey: '' });
   if (!checked.ok) throw new UsageError(checked.message);
+}
+
+/**
+ * Checks an edit (op, target, body) and appends it to the queue of its project. Bad input throws
+ * `UsageError` naming the problem; nothing is queued then.
+ */
+export function enqueue(db: Db, input: EnqueueInput, now: number): Enqueued {
+  checkEnqueueInput(input);
+  const body = JSON.stringify(input.body ?? {});
+  const targetId = input.targetId ?? null;
   return new OutboxRepository(db).insert({ ...input, targetId, body }, now);
 }
 

@@ -1,9 +1,14 @@
-/** Opens the SQLite mirror: WAL, foreign keys, busy timeout, schema applied and migrated. */
-import { existsSync, readFileSync } from 'node:fs';
+/**
+ * Opens the SQLite mirror: WAL, foreign keys, busy timeout, schema applied and migrated. A file
+ * is taken only when it is ours (`APPLICATION_ID`), empty, or a mirror from before the mark;
+ * anything else (a directory, a text file, another application's database) is refused before
+ * any byte of it changes.
+ */
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { StoreError } from '../domain/index.js';
+import { StoreError, UsageError } from '../domain/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
@@ -14,14 +19,27 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 /** SQLite's page cache for TEMP tables, in KiB. */
 export const TEMP_CACHE_KIB = 1_000;
 
+/** `PRAGMA application_id` of a projmirror mirror: "pjmr" in ASCII. */
+export const APPLICATION_ID = 0x706a6d72;
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** Tables a mirror made before `APPLICATION_ID` existed has, by which it is still recognized. */
+const MIRROR_TABLES = ['projects', 'tasks', 'outbox', 'sync_state'];
+
 export interface OpenOptions {
   /** Open without writing: no schema applied, queries only. */
   readonly?: boolean;
   busyTimeoutMs?: number;
 }
 
-/** Opens (creating if needed) the mirror at `file`, ready for use. */
+/**
+ * Opens (creating if needed) the mirror at `file`, ready for use. A file that is not a mirror
+ * of ours is a `UsageError` naming it, and is left byte for byte as it was.
+ */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  checkFileKind(file);
   let db: Db;
   try {
     db = new Database(file, {
@@ -35,6 +53,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    checkOwnership(db, file);
     if (!options.readonly) {
       // The TEMP table of ids seen by a pass would otherwise grow SQLite's cache to its default
       // 16 MiB on large projects: 1 MiB keeps a pass's memory flat whatever the project's size.
@@ -47,16 +66,63 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     return db;
   } catch (error) {
     db.close();
+    if (error instanceof UsageError) throw error;
     throw new StoreError(`cannot prepare database ${file}: ${(error as Error).message}`, {
       cause: error,
     });
   }
 }
 
-/** Brings the schema to `SCHEMA_VERSION`, creating it on an empty file. */
+/** Refuses a path that is a directory or another kind of file, or a file SQLite did not write. */
+function checkFileKind(file: string): void {
+  if (file === ':memory:' || !existsSync(file)) return;
+  const stat = statSync(file);
+  if (stat.isDirectory()) throw new UsageError(`database ${file} is a directory`);
+  if (!stat.isFile()) throw new UsageError(`database ${file} is not a regular file`);
+  if (stat.size === 0) return;
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!head.equals(SQLITE_HEADER)) {
+    throw new UsageError(`database ${file} is not an SQLite database; refusing to change it`);
+  }
+}
+
+/**
+ * Refuses a database that is not a mirror of ours: another application's mark, or schema objects
+ * without our mark in a file that is not a mirror from before the mark. Reads only.
+ */
+function checkOwnership(db: Db, file: string): void {
+  const mark = db.pragma('application_id', { simple: true }) as number;
+  if (mark === APPLICATION_ID) return;
+  if (mark !== 0) {
+    const id = `0x${(mark >>> 0).toString(16)}`;
+    throw new UsageError(`database ${file} belongs to another application (application_id ${id})`);
+  }
+  const tables = db
+    .prepare<[], string>(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+    .pluck()
+    .all();
+  const objects = db.prepare<[], number>('SELECT count(*) FROM sqlite_master').pluck().get() ?? 0;
+  if (objects === 0) return;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version >= 1 && MIRROR_TABLES.every((table) => tables.includes(table))) return;
+  throw new UsageError(
+    `database ${file} is not a projmirror mirror (${objects} schema objects, user_version ${version}, no projmirror mark); refusing to change it`,
+  );
+}
+
+/** Brings the schema to `SCHEMA_VERSION`, creating it (and our mark) on an empty file. */
 export function migrate(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version === SCHEMA_VERSION) return;
+  if (version === SCHEMA_VERSION) {
+    markLegacyMirror(db);
+    return;
+  }
   if (version > SCHEMA_VERSION) {
     throw new StoreError(
       `database schema version ${version} is newer than this projmirror (${SCHEMA_VERSION})`,
@@ -69,7 +135,19 @@ export function migrate(db: Db): void {
       for (const step of MIGRATIONS.slice(version - 1)) db.exec(step);
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
   }).immediate();
+}
+
+/** Marks a mirror made before the mark, when the file can be written (else it stays as it is). */
+function markLegacyMirror(db: Db): void {
+  if (db.pragma('application_id', { simple: true }) === APPLICATION_ID) return;
+  try {
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_READONLY')) throw error;
+  }
 }
 
 /** The text of `schema.sql`, found above this module in the source tree or in `dist/`. */

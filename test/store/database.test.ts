@@ -1,8 +1,16 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/domain/index.js';
-import { openDatabase } from '../../src/store/database.js';
+import { StoreError, UsageError } from '../../src/domain/index.js';
+import { APPLICATION_ID, openDatabase, readSchema } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { tempDatabase, tempDir } from '../fixtures/db.js';
 
@@ -58,5 +66,73 @@ describe('openDatabase', () => {
     writeFileSync(notDb, 'this is not sqlite, just some text that is long enough'.repeat(20));
     chmodSync(notDb, 0o600);
     expect(() => openDatabase(notDb)).toThrow(/not-a-db\.sqlite/);
+  });
+});
+
+/** Another application's database: a table and a row, `user_version` 0, journal not WAL. */
+function foreignDatabase(dir: string, applicationId = 0): string {
+  const file = join(dir, 'other-app.db');
+  const other = new Database(file);
+  other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
+  other.prepare('INSERT INTO notes (body) VALUES (?)').run('keep me');
+  if (applicationId !== 0) other.pragma(`application_id = ${applicationId}`);
+  other.close();
+  return file;
+}
+
+describe('what openDatabase takes as a mirror', () => {
+  it('marks the mirrors it creates with its application_id', () => {
+    const { db } = tempDatabase();
+    expect(db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
+  });
+
+  it('refuses another application database, read-write or read-only, byte for byte unchanged', () => {
+    for (const [applicationId, problem] of [
+      [0, /is not a projmirror mirror \(1 schema objects, user_version 0, no projmirror mark\)/],
+      [0x1234, /belongs to another application \(application_id 0x1234\)/],
+    ] as const) {
+      const file = foreignDatabase(tempDir(), applicationId);
+      const bytes = readFileSync(file);
+      for (const readonly of [false, true]) {
+        expect(() => openDatabase(file, { readonly })).toThrow(UsageError);
+        expect(() => openDatabase(file, { readonly })).toThrow(problem);
+      }
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+      expect(readdirSync(join(file, '..'))).toEqual(['other-app.db']);
+    }
+  });
+
+  it('refuses a directory and a text file as usage errors, creating nothing', () => {
+    const dir = tempDir();
+    const sub = join(dir, 'a-dir');
+    mkdirSync(sub);
+    expect(() => openDatabase(sub)).toThrow(new UsageError(`database ${sub} is a directory`));
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'dear diary\n');
+    expect(() => openDatabase(text)).toThrow(
+      new UsageError(`database ${text} is not an SQLite database; refusing to change it`),
+    );
+    expect(readFileSync(text, 'utf8')).toBe('dear diary\n');
+    expect(readdirSync(dir).sort()).toEqual(['a-dir', 'notes.txt']);
+  });
+
+  it('takes an empty file, and marks a mirror made before the mark', () => {
+    const dir = tempDir();
+    const empty = join(dir, 'empty.sqlite');
+    writeFileSync(empty, '');
+    const fresh = openDatabase(empty);
+    expect(fresh.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
+    fresh.close();
+    const legacy = join(dir, 'legacy.sqlite');
+    const old = new Database(legacy);
+    old.exec(readSchema());
+    old.pragma(`user_version = ${SCHEMA_VERSION}`);
+    old.prepare(`INSERT INTO outbox (op, project_id) VALUES ('task.delete', 'p1')`).run();
+    old.close();
+    const reopened = openDatabase(legacy);
+    expect(reopened.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
+    expect(reopened.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(1);
+    reopened.close();
+    expect(existsSync(legacy)).toBe(true);
   });
 });

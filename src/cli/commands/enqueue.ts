@@ -1,6 +1,6 @@
 /** `projmirror enqueue <op>`: add an outbox item locally, without network; prints its id and idempotency key */
 import { systemClock, UsageError } from '../../domain/index.js';
-import { enqueue, OUTBOX_OPS } from '../../outbox/index.js';
+import { checkEnqueueInput, enqueue, OUTBOX_OPS } from '../../outbox/index.js';
 import { openDatabase } from '../../store/database.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
@@ -36,20 +36,18 @@ export const enqueueCommand: CliCommand = {
       )
       .example('$0 enqueue task.update --project p_1 --target t_9 --body \'{"progress":50}\'', ''),
   handler: async (args) => {
-    const body = parseBody(args['body']);
+    const target = args['target'];
+    const input = {
+      op: String(args['op']),
+      projectId: String(args['project']),
+      targetId: typeof target === 'string' && target !== '' ? target : null,
+      body: parseBody(args['body']),
+    };
+    // Refused input leaves no trace: the mirror is opened (or created) only for a valid edit.
+    checkEnqueueInput(input);
     const db = openDatabase(String(args['db']));
     try {
-      const target = args['target'];
-      const queued = enqueue(
-        db,
-        {
-          op: String(args['op']),
-          projectId: String(args['project']),
-          targetId: typeof target === 'string' && target !== '' ? target : null,
-          body,
-        },
-        systemClock.now(),
-      );
+      const queued = enqueue(db, input, systemClock.now());
       process.stdout.write(
         args['json'] ? `${JSON.stringify(queued)}\n` : `${queued.id} ${queued.idempotencyKey}\n`,
       );
