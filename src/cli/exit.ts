@@ -1,8 +1,21 @@
-/** Process exit codes (contract section 2). */
-export type ExitCode = 0 | 1 | 2;
+/** Process exit codes (contract section 2); the unit's `RestartPreventExitStatus=` lists 2 and 3. */
+export type ExitCode = 0 | 1 | 2 | 3;
 
 export const EXIT_OK = 0;
 /** Some project or item did not finish. */
 export const EXIT_FAILED = 1;
 /** A usage or configuration error, always with a message naming the bad value. */
 export const EXIT_USAGE = 2;
+/** `run`: the service has refused the token on every request for `--token-refused-minutes`. */
+export const EXIT_TOKEN_REFUSED = 3;
+
+/** An error that ends the process with its own exit code, after its one-line message. */
+export class ExitError extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExitError';
+  }
+}

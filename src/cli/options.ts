@@ -1,51 +1,32 @@
 /**
- * The options every networked command shares, and their resolution into checked values.
- * Flags, environment (`PROJMIRROR_*`) and the `--config` file are merged by yargs; this module
- * validates the result and reads the token, which is never accepted as a flag.
+ * The common options' resolution into checked values. Flags, environment (`PROJMIRROR_*`) and
+ * the `--config` file are merged by yargs (`common-options.ts`); this module validates the
+ * result and reads the token, which is never accepted as a flag.
  */
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { trustedCertificates, UsageError } from '../domain/index.js';
 import { readSmallFile } from '../domain/small-file.js';
+import {
+  CONFIG_TOKEN_FILE,
+  REMOTE_OPTIONS,
+  STORE_OPTIONS,
+  withCommonOptions,
+} from './common-options.js';
 
-/** The default mirror file. */
-export const DEFAULT_DB_FILE = './projmirror.sqlite';
 const TOKEN_PREFIX = 'glt_';
 const CREDENTIAL_NAME = 'projmirror-token';
 /** The largest token file read, in bytes (a token is well under 100). */
 export const MAX_TOKEN_FILE_BYTES = 4 * 1024;
 
-/** Adds `--db` and `--log-level`, which even offline commands take. */
+/** Adds the common options, showing those of commands that only read or edit the mirror. */
 export function withStoreOptions(yargs: Argv): Argv {
-  return yargs
-    .option('db', { type: 'string', default: DEFAULT_DB_FILE, describe: 'the SQLite mirror file' })
-    .option('log-level', {
-      type: 'string',
-      default: 'info',
-      choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-      describe: 'pino log level; logs are JSON lines on stdout',
-    });
+  return withCommonOptions(yargs, STORE_OPTIONS);
 }
 
-/** Adds the options of commands that talk to the service. */
+/** Adds the common options, showing those of commands that talk to the service. */
 export function withRemoteOptions(yargs: Argv): Argv {
-  return withStoreOptions(yargs)
-    .option('base-url', { type: 'string', describe: 'service base URL, ending in /v1' })
-    .option('token-file', {
-      type: 'string',
-      describe: 'file holding the token (or PROJMIRROR_TOKEN)',
-    })
-    .option('ca-file', { type: 'string', describe: 'extra trusted CA certificates (PEM)' })
-    .option('realtime-url', {
-      type: 'string',
-      describe: 'realtime WebSocket URL; without it the daemon polls',
-    })
-    .option('projects', {
-      type: 'string',
-      describe: 'mirror only these project ids (comma-separated)',
-    })
-    .option('routes', { hidden: true, describe: 'route overrides (config file only)' })
-    .option('token', { type: 'string', hidden: true, describe: 'from PROJMIRROR_TOKEN only' });
+  return withCommonOptions(yargs, REMOTE_OPTIONS);
 }
 
 /** Everything needed to reach the service, checked. */
@@ -172,7 +153,10 @@ export function parseProjectList(value: unknown): string[] | undefined {
 }
 
 /** Resolves and checks the remote options of a parsed command line. */
-export function resolveRemoteSettings(args: Record<string, unknown>): RemoteSettings {
+export function resolveRemoteSettings(
+  args: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): RemoteSettings {
   const baseUrl = parseBaseUrl(args['baseUrl']);
   const realtimeUrl =
     args['realtimeUrl'] === undefined || args['realtimeUrl'] === ''
@@ -182,14 +166,12 @@ export function resolveRemoteSettings(args: Record<string, unknown>): RemoteSett
     typeof args['caFile'] === 'string' && args['caFile'] !== '' ? args['caFile'] : undefined;
   // Checked before anything is opened: the same policy the client and the listener apply.
   if (caFile !== undefined) trustedCertificates(caFile);
-  if (args['token'] !== undefined && process.env['PROJMIRROR_TOKEN'] === undefined) {
-    throw new UsageError(
-      'a token in the config file is refused; put it in a file named by token-file',
-    );
-  }
+  // --token-file and PROJMIRROR_TOKEN_FILE beat PROJMIRROR_TOKEN, which beats the config file.
+  const tokenFile =
+    args['tokenFile'] ?? (env['PROJMIRROR_TOKEN'] ? undefined : args[CONFIG_TOKEN_FILE]);
   return {
     baseUrl,
-    token: readToken(args['tokenFile']),
+    token: readToken(tokenFile, env),
     caFile,
     realtimeUrl,
     projects: parseProjectList(args['projects']),

@@ -3,6 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** The address the metrics endpoint listens on unless told otherwise: this machine only. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+
 /** Where the gauges read their current values when Prometheus scrapes. */
 export interface MetricsSources {
   quota(): { limit?: number; remaining?: number };

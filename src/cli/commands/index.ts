@@ -10,6 +10,7 @@ import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
+import { versionCommand } from './version.js';
 
 export const commands: CliCommand[] = [
   syncCommand,
@@ -22,4 +23,5 @@ export const commands: CliCommand[] = [
   exportCommand,
   simulateCommand,
   demoCommand,
+  versionCommand,
 ];

@@ -1,18 +1,18 @@
 /** `projmirror push`: send every pending outbox item, retrying transient failures, then exit. */
 import { runningDaemonPid } from '../../daemon/daemon.js';
 import { UsageError } from '../../domain/index.js';
-import { DEFAULT_ITEM_RETRY_WINDOW_MS, type PushReport } from '../../outbox/index.js';
+import type { PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
-import { withRemoteOptions } from '../options.js';
+import { REMOTE_OPTIONS, withCommonOptions, type CommonOptionName } from '../common-options.js';
 import { openSession } from '../session.js';
 
 /** A one-shot push waits through burst pauses and 429s, not for a quota day to end. */
 export const PUSH_MAX_WAIT_MS = 2 * 60 * 1000;
 
 /** The option bounding, per item, how long a push retries transient failures. */
-const ITEM_RETRY_WINDOW_FLAG = 'item-retry-window-ms';
+const ITEM_RETRY_WINDOW_FLAG = 'item-retry-window-ms' satisfies CommonOptionName;
 
 /** Checks `--item-retry-window-ms`: a whole number of milliseconds, 0 or more. */
 export function parseItemRetryWindow(value: unknown): number {
@@ -38,12 +38,7 @@ export function pushProblemLine(report: PushReport): string | undefined {
 export const pushCommand: CliCommand = {
   command: 'push',
   describe: 'send every pending outbox item, retrying transient failures for a while, then exit',
-  builder: (yargs) =>
-    withRemoteOptions(yargs).option(ITEM_RETRY_WINDOW_FLAG, {
-      default: DEFAULT_ITEM_RETRY_WINDOW_MS,
-      describe:
-        "how long to keep retrying one item after its first transient failure, with backoff and the same Idempotency-Key, before leaving it pending (its project's later items wait meanwhile), in ms; 0: one try per item",
-    }),
+  builder: (yargs) => withCommonOptions(yargs, [...REMOTE_OPTIONS, ITEM_RETRY_WINDOW_FLAG]),
   handler: async (args) => {
     const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
     const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });

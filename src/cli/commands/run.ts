@@ -6,14 +6,10 @@ import { readFileSync } from 'node:fs';
 import { errorLine, UsageError } from '../../domain/index.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
-import {
-  checkCron,
-  DEFAULT_HISTORY_RETENTION_DAYS,
-  DEFAULT_RECONCILE_CRON,
-} from '../../daemon/schedules.js';
+import { checkCron } from '../../daemon/schedules.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
-import { withRemoteOptions } from '../options.js';
+import { REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
 import { openSession } from '../session.js';
 
 /** The daemon must be gone this long after SIGTERM, whatever is in flight. */
@@ -23,21 +19,14 @@ export const runCommand: CliCommand = {
   command: 'run',
   describe: 'the daemon: initial sync, realtime, budgeted polling, outbox pushing, reconcile',
   builder: (yargs) =>
-    withRemoteOptions(yargs)
-      .option('metrics-port', {
-        type: 'number',
-        describe: 'serve Prometheus /metrics and /healthz on 127.0.0.1:PORT',
-      })
-      .option('reconcile-cron', {
-        type: 'string',
-        default: DEFAULT_RECONCILE_CRON,
-        describe: 'when the daily full reconcile runs (cron, UTC)',
-      })
-      .option('history-retention-days', {
-        type: 'number',
-        default: DEFAULT_HISTORY_RETENTION_DAYS,
-        describe: 'task_history rows older than this are pruned daily',
-      }),
+    withCommonOptions(yargs, [
+      ...REMOTE_OPTIONS,
+      'metrics-port',
+      'metrics-host',
+      'reconcile-cron',
+      'history-retention-days',
+      'token-refused-minutes',
+    ]),
   handler: async (args) => {
     const checked = checkRunOptions(args);
     const session = openSession(args);

@@ -1,0 +1,162 @@
+/**
+ * The options every mirror command accepts, from a flag, its `PROJMIRROR_*` variable or the
+ * `--config` file alike, so that one environment file or one config file serves every command.
+ * A command shows the options it uses; the others are accepted, hidden from its help, and ignored.
+ */
+import type { Argv, Options } from 'yargs';
+import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/index.js';
+import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON } from '../daemon/schedules.js';
+import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
+import { readConfigFile } from './config-file.js';
+
+/** The default mirror file. */
+export const DEFAULT_DB_FILE = './projmirror.sqlite';
+/** Minutes of nothing but refusals of the token after which `run` exits (`EXIT_TOKEN_REFUSED`). */
+export const DEFAULT_TOKEN_REFUSED_MINUTES = 10;
+/** pino's level names, as `--log-level` takes them. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** One common option: the JSON type its config-file value must have, and how yargs takes it. */
+export interface CommonOption {
+  json: 'string' | 'number' | 'object';
+  yargs: Options;
+}
+
+/** Every common option, by its flag name (the config file's key too). */
+export const COMMON_OPTIONS = {
+  db: {
+    json: 'string',
+    yargs: { type: 'string', default: DEFAULT_DB_FILE, describe: 'the SQLite mirror file' },
+  },
+  'log-level': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      default: 'info',
+      choices: LOG_LEVELS,
+      describe: 'pino log level; JSON lines on stdout (readable lines on a terminal)',
+    },
+  },
+  'base-url': {
+    json: 'string',
+    yargs: { type: 'string', describe: 'service base URL, ending in /v1' },
+  },
+  'token-file': {
+    json: 'string',
+    yargs: { type: 'string', describe: 'file holding the token (or PROJMIRROR_TOKEN)' },
+  },
+  'ca-file': {
+    json: 'string',
+    yargs: { type: 'string', describe: 'extra trusted CA certificates (PEM)' },
+  },
+  'realtime-url': {
+    json: 'string',
+    yargs: { type: 'string', describe: 'realtime WebSocket URL; without it the daemon polls' },
+  },
+  projects: {
+    json: 'string',
+    yargs: { type: 'string', describe: 'mirror only these project ids (comma-separated)' },
+  },
+  routes: { json: 'object', yargs: { describe: 'route overrides (config file only)' } },
+  'metrics-port': {
+    json: 'number',
+    yargs: { type: 'number', describe: 'serve Prometheus /metrics and /healthz on this port' },
+  },
+  'metrics-host': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      default: DEFAULT_METRICS_HOST,
+      describe: 'the address /metrics and /healthz listen on (0.0.0.0 or :: for every interface)',
+    },
+  },
+  'reconcile-cron': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      default: DEFAULT_RECONCILE_CRON,
+      describe: 'when the daily full reconcile runs (cron, UTC)',
+    },
+  },
+  'history-retention-days': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_HISTORY_RETENTION_DAYS,
+      describe: 'task_history rows older than this are pruned daily',
+    },
+  },
+  'token-refused-minutes': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_TOKEN_REFUSED_MINUTES,
+      describe:
+        'exit 3 once every request has been refused (401, or 403 to the project listing) for this long; 0: at the first',
+    },
+  },
+  'item-retry-window-ms': {
+    json: 'number',
+    yargs: {
+      default: DEFAULT_ITEM_RETRY_WINDOW_MS,
+      describe:
+        "how long to keep retrying one item after its first transient failure, with backoff and the same Idempotency-Key, before leaving it pending (its project's later items wait meanwhile), in ms; 0: one try per item",
+    },
+  },
+} satisfies Record<string, CommonOption>;
+
+/** The name of a common option. */
+export type CommonOptionName = keyof typeof COMMON_OPTIONS;
+
+/** What the commands that only read or edit the mirror file use. */
+export const STORE_OPTIONS: readonly CommonOptionName[] = ['db', 'log-level'];
+/** What the commands that talk to the service use. */
+export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
+  ...STORE_OPTIONS,
+  'base-url',
+  'token-file',
+  'ca-file',
+  'realtime-url',
+  'projects',
+  'routes',
+];
+
+/**
+ * The config file's `token-file` is kept under this hidden name, so that `PROJMIRROR_TOKEN` can
+ * beat it (environment over file) while `--token-file` and `PROJMIRROR_TOKEN_FILE` beat both.
+ */
+export const CONFIG_TOKEN_FILE = 'config-token-file';
+
+/** Reads a config file of common options, its `token-file` kept apart (`CONFIG_TOKEN_FILE`). */
+export function readCommonConfig(file: string): Record<string, unknown> {
+  const { 'token-file': tokenFile, ...config } = readConfigFile(file, COMMON_OPTIONS);
+  return tokenFile === undefined ? config : { ...config, [CONFIG_TOKEN_FILE]: tokenFile };
+}
+
+/**
+ * Adds every common option and `--config` to a command. Options not in `used` are accepted from
+ * flags, environment and config file alike, hidden from the command's help, and ignored.
+ */
+export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]): Argv {
+  let result = yargs.config(
+    'config',
+    'JSON config file (flags beat environment, which beats this file, which beats defaults)',
+    readCommonConfig,
+  );
+  for (const [name, option] of Object.entries(COMMON_OPTIONS) as [
+    CommonOptionName,
+    CommonOption,
+  ][]) {
+    if (used.includes(name)) {
+      result = result.option(name, option.yargs);
+    } else {
+      const { type, describe } = option.yargs;
+      result = result.option(name, { ...(type ? { type } : {}), describe, hidden: true });
+    }
+  }
+  const routes = COMMON_OPTIONS.routes.yargs;
+  return result
+    .option('routes', { ...routes, hidden: true })
+    .option(CONFIG_TOKEN_FILE, { type: 'string', hidden: true, describe: 'token-file of --config' })
+    .option('token', { type: 'string', hidden: true, describe: 'from PROJMIRROR_TOKEN only' });
+}
