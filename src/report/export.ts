@@ -3,6 +3,7 @@
  * one read transaction, so the files agree with each other even while the daemon writes. Rows
  * stream to disk; each file appears whole (written beside, then renamed over the old one).
  */
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
@@ -56,16 +57,27 @@ function exportView(db: Db, view: ReportViewName, options: ExportOptions): Expor
     }
   })();
   const pieces = options.format === 'csv' ? csvLines(columns, counted) : jsonLines(counted);
-  writeWhole(path, pieces);
+  try {
+    writeWhole(path, pieces);
+  } finally {
+    // An open statement would make the transaction's rollback fail and mask the real error.
+    rows.return?.();
+  }
   return { view, path, rows: count };
 }
 
-/** Writes `pieces` to `path` through a temporary file renamed over it at the end. */
+/**
+ * Writes `pieces` to `path` through a temporary file renamed over it at the end. The temporary
+ * file has a fresh, unpredictable name and is created exclusively (`wx`): a symlink or file
+ * planted by another user in the directory is never followed nor overwritten.
+ */
 function writeWhole(path: string, pieces: Iterable<string>): void {
-  const partial = `${path}.partial`;
+  const partial = `${path}.${randomBytes(8).toString('hex')}.partial`;
   let fd: number | undefined;
+  let created = false;
   try {
-    fd = openSync(partial, 'w');
+    fd = openSync(partial, 'wx');
+    created = true;
     let buffer = '';
     for (const piece of pieces) {
       buffer += piece;
@@ -80,7 +92,7 @@ function writeWhole(path: string, pieces: Iterable<string>): void {
     renameSync(partial, path);
   } catch (error) {
     if (fd !== undefined) closeSync(fd);
-    rmSync(partial, { force: true });
+    if (created) rmSync(partial, { force: true });
     if ((error as NodeJS.ErrnoException).syscall === undefined) throw error;
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new ProjmirrorError('export_failed', `cannot write ${path} (${reason})`, {
