@@ -3,6 +3,7 @@
  * schedule, the outbox pusher and the daily reconcile, all under one AbortController.
  * `start()` returns once the loops run; `stop()` aborts them and awaits every one.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, nextReset, planDay, type DailyPlan } from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
@@ -23,6 +24,13 @@ import { OutboxRepository } from '../store/outbox.js';
 import type { MetricsSources } from './metrics.js';
 import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
+
+/**
+ * Waiters on the daemon's one abort signal at a time: each refresh, poll, push and sleep in flight
+ * listens to it (and removes its listener when done), so a dozen at once is normal concurrency,
+ * not a leak; Node warns past 10 by default.
+ */
+export const MAX_SIGNAL_LISTENERS = 200;
 
 /** The quota assumed until the service has told us its own (spec section 8). */
 export const DEFAULT_QUOTA_LIMIT = 5_000;
@@ -83,6 +91,7 @@ export class Daemon {
 
   constructor(options: DaemonOptions) {
     this.options = options;
+    setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
     const { engine, db } = options;
     this.clock = engine.clock;
     this.logger = options.logger.child({ subsystem: 'daemon' });
