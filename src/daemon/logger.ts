@@ -1,5 +1,7 @@
 /** The one pino root logger; subsystems take `logger.child({ subsystem })`. */
+import { fstatSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { isColorSupported, prettyFactory } from 'pino-pretty';
 
 /** Paths pino blanks out in every line, wherever a token could hide. */
 export const REDACTED_PATHS = [
@@ -12,30 +14,92 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
 ];
 
-/** Level, destination and the secret to scrub from every line. */
+/**
+ * The syslog priority of each level (RFC 5424: 2 crit, 3 err, 4 warning, 6 info, 7 debug), which
+ * journald takes from a `<N>` prefix, so that `journalctl -p warning` shows warnings and errors.
+ */
+export const SYSLOG_PRIORITIES: Readonly<Record<string, number>> = {
+  fatal: 2,
+  error: 3,
+  warn: 4,
+  info: 6,
+  debug: 7,
+  trace: 7,
+};
+
+/** How lines are written: JSON (one object per line), or readable single lines for a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/** Level, destination, format and the secret to scrub from every line. */
 export interface LoggerOptions {
   level: string;
   /** Where lines go; stdout by default. */
   destination?: DestinationStream;
   /** The token, as a last line of defence: any occurrence in a line is replaced. */
   secret?: string;
+  /** `json` by default. */
+  format?: LogFormat;
+  /** Prefix each line with its syslog priority (`<4>`), as journald reads stdout. */
+  syslogPrefix?: boolean;
 }
 
-/** Creates the root logger: JSON lines, token paths redacted, the token text itself scrubbed. */
+/**
+ * Creates the root logger: the level as a name (`"level":"warn"`), token paths redacted, the
+ * token text itself scrubbed; JSON lines unless told `pretty`.
+ */
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
+  let stream = options.destination ?? pino.destination({ dest: 1, sync: true });
+  if (options.syslogPrefix) stream = withSyslogPriority(stream);
+  if (options.format === 'pretty') stream = prettyLines(stream);
   const secret = options.secret;
-  const stream: DestinationStream =
-    secret === undefined || secret === ''
-      ? destination
-      : { write: (line: string) => destination.write(line.split(secret).join('[REDACTED]')) };
+  if (secret !== undefined && secret !== '') stream = scrubbed(stream, secret);
   return pino(
     {
       level: options.level,
       base: { service: 'projmirror' },
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
     },
     stream,
   );
+}
+
+function scrubbed(destination: DestinationStream, secret: string): DestinationStream {
+  return { write: (line: string) => destination.write(line.split(secret).join('[REDACTED]')) };
+}
+
+function withSyslogPriority(destination: DestinationStream): DestinationStream {
+  return {
+    write: (line: string) => {
+      const level = /"level":"(\w+)"/.exec(line)?.[1] ?? 'info';
+      destination.write(`<${SYSLOG_PRIORITIES[level] ?? SYSLOG_PRIORITIES['info']}>${line}`);
+    },
+  };
+}
+
+/** Each JSON line as one readable line: time, level, message, then the other fields. */
+function prettyLines(destination: DestinationStream): DestinationStream {
+  const pretty = prettyFactory({
+    colorize: isColorSupported,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'service',
+  });
+  return { write: (line: string) => destination.write(pretty(line)) };
+}
+
+/**
+ * True when stdout is the journal's stream: systemd sets `JOURNAL_STREAM` to its `device:inode`
+ * (the check systemd.exec(5) prescribes, so that a shell started from a service does not count).
+ */
+export function stdoutIsJournal(env: NodeJS.ProcessEnv = process.env, fd = 1): boolean {
+  const expected = env['JOURNAL_STREAM'];
+  if (expected === undefined || expected === '') return false;
+  try {
+    const stat = fstatSync(fd);
+    return `${stat.dev}:${stat.ino}` === expected;
+  } catch {
+    return false;
+  }
 }

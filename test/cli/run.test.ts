@@ -64,7 +64,7 @@ describe('projmirror run', () => {
     writeFileSync(config, JSON.stringify({ 'log-level': 'debug' }));
     daemon.child.kill('SIGHUP');
     const reloaded = await daemon.waitForLine(/SIGHUP: config reloaded/);
-    expect(JSON.parse(reloaded)).toMatchObject({ level: 30, file: config, logLevel: 'debug' });
+    expect(JSON.parse(reloaded)).toMatchObject({ level: 'info', file: config, logLevel: 'debug' });
 
     const push = await runCli([
       'push',
