@@ -1,8 +1,9 @@
 /**
  * How rows become text: CSV (RFC 4180), JSON (an array of objects, one per line) and an aligned
  * table for a terminal. CSV and JSON keep the views' column names and values; the table is for
- * people (labels, `-` for NULL, long text cut).
+ * people (labels, `-` for NULL, control characters escaped, long text cut).
  */
+import { printable } from '../domain/index.js';
 import type { Row, SqlValue } from './views.js';
 
 /** RFC 4180 line break. */
@@ -67,8 +68,8 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly Row[
   return [header, ...cells.map(format)].join('\n') + '\n';
 }
 
+/** A cell as shown: control characters escaped (the text comes from the service), then cut. */
 function cellText(value: SqlValue): string {
   if (value === null) return NULL_CELL;
-  const text = String(value).replace(/\s+/g, ' ');
-  return text.length > MAX_CELL_WIDTH ? `${text.slice(0, MAX_CELL_WIDTH - 1)}…` : text;
+  return printable(String(value), MAX_CELL_WIDTH);
 }

@@ -72,17 +72,18 @@ describe('table', () => {
     );
   });
 
-  it('keeps each row on one line and cuts long text with an ellipsis', () => {
-    const long = 'x'.repeat(MAX_CELL_WIDTH + 10);
+  it('keeps each row on one line, escapes control characters and cuts long text', () => {
+    const long = 'x'.repeat(100_000);
     const text = renderTable(
       [
         { key: 'a', label: 'A' },
         { key: 'b', label: 'B' },
       ],
-      [{ a: 'two\nlines', b: long }],
+      [{ a: 'two\nlines\u001b[2J', b: long }],
     );
     const lines = text.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toBe(`two lines  ${'x'.repeat(MAX_CELL_WIDTH - 1)}…`);
+    expect(lines[1]).toBe(`two\\nlines\\x1b[2J  ${'x'.repeat(MAX_CELL_WIDTH - 1)}…`);
+    expect(text).not.toContain('\u001b');
   });
 });

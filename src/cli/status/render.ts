@@ -1,4 +1,5 @@
 /** `projmirror status` as text for people. */
+import { printable } from '../../domain/index.js';
 import type { StatusReport } from './gather.js';
 
 /** "3h 2m", "45s": a duration for people. */
@@ -38,9 +39,10 @@ export function renderStatus(report: StatusReport): string {
     'next poll',
     'problem',
   ];
+  // Ids, names, reasons and errors come from the service: escaped and cut before they are shown.
   const rows = report.projects.map((p) => [
-    p.id,
-    p.readOnlyReason ? `${p.name} (read-only: ${p.readOnlyReason})` : p.name,
+    printable(p.id),
+    printable(p.readOnlyReason ? `${p.name} (read-only: ${p.readOnlyReason})` : p.name),
     String(p.tasks),
     p.backfill === 'in_progress'
       ? `in progress ${p.pagesRead} pages of ${p.totalCount ?? '?'} tasks`
@@ -48,7 +50,7 @@ export function renderStatus(report: StatusReport): string {
     p.lastPassAt ?? 'never',
     p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
     p.nextPollAt ?? '-',
-    p.lastError ?? '',
+    printable(p.lastError ?? ''),
   ]);
   lines.push(report.projects.length === 0 ? 'no project mirrored yet' : table([header, ...rows]));
   const q = report.quota;
