@@ -65,8 +65,16 @@ export function createLogger(options: LoggerOptions): Logger {
   );
 }
 
+/**
+ * Replaces every occurrence of `secret` in a line, as written and as JSON escapes it (a token
+ * holding a quote or a backslash appears escaped in a JSON line), whatever field carries it.
+ */
 function scrubbed(destination: DestinationStream, secret: string): DestinationStream {
-  return { write: (line: string) => destination.write(line.split(secret).join('[REDACTED]')) };
+  const forms = [...new Set([secret, JSON.stringify(secret).slice(1, -1)])];
+  return {
+    write: (line: string) =>
+      destination.write(forms.reduce((text, form) => text.split(form).join('[REDACTED]'), line)),
+  };
 }
 
 function withSyslogPriority(destination: DestinationStream): DestinationStream {
