@@ -32,7 +32,7 @@ import { createAgent } from './agent.js';
 import { MAX_RECORD_BODY_BYTES, pageBodyBytes } from './bounds.js';
 import { Caller, type Call } from './caller.js';
 import { resolveOptions, type HttpRemoteOptions, type ResolvedOptions } from './options.js';
-import { countHeader, parseBody } from './responses.js';
+import { countHeader, parseBody, scanBody } from './responses.js';
 import { header, Transport, type RawResponse } from './transport.js';
 
 /** What the health probe saw. */
@@ -153,6 +153,8 @@ export class HttpRemote implements RemoteApi {
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(options?.signal ? { signal: options.signal } : {}),
     });
+    // An answer no record check walks (reorder, set dependencies) is still kept within bounds.
+    if (kind === undefined) scanBody(response, context);
     const body = parseBody(response, context);
     if (kind !== undefined && body !== null) checkRecord(body, kind, context);
     return { status: response.status, body };

@@ -42,15 +42,21 @@ export function parseBody(
   maxItems?: number,
 ): unknown {
   const { text } = response;
-  if (text.length > SCAN_BEFORE_PARSE_CHARS) {
-    const problem = jsonOverLimits(text, bodyLimits(maxItems));
-    if (problem !== undefined) throw new MalformedResponseError(context, `body ${problem}`);
-  }
+  if (text.length > SCAN_BEFORE_PARSE_CHARS) scanBody(response, context, maxItems);
   const value = tryJson(text);
   if (value === NOT_JSON) {
     throw new MalformedResponseError(context, `body is not JSON (${contentType(response)})`);
   }
   return value;
+}
+
+/**
+ * Refuses a body past its bounds (nesting, values, `maxItems`) without parsing it: done by
+ * `parseBody` for large bodies, and for any body that no record check will walk.
+ */
+export function scanBody(response: RawResponse, context: RemoteContext, maxItems?: number): void {
+  const problem = jsonOverLimits(response.text, bodyLimits(maxItems));
+  if (problem !== undefined) throw new MalformedResponseError(context, `body ${problem}`);
 }
 
 function contentType(response: RawResponse): string {

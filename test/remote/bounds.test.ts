@@ -90,3 +90,23 @@ describe('service text in errors', () => {
     expect(error.message).toContain('the answer holds the token');
   });
 });
+
+describe('answers no record check walks', () => {
+  it('refuses a reorder answer nested past the bound, before anything serializes it', async () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const stand = await standIn(() => ({ status: 200, body: deep }));
+    const { remote } = clientOf(stand);
+    const error = await failure(
+      remote.send({
+        route: 'reorderTasks',
+        params: { projectId: 'p_1' },
+        projectId: 'p_1',
+        body: '{"taskIds":[]}',
+      }),
+    );
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toBe(
+      'POST reorderTasks of p_1: malformed response: body nests deeper than 33 levels',
+    );
+  });
+});
