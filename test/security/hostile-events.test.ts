@@ -24,7 +24,7 @@ describe('hostile realtime events', () => {
     const mirror = engineFor(sim.baseUrl, TOKEN, db);
     expect((await mirror.syncAll()).ok).toBe(true);
     const before = snapshot(db);
-    const taskId = (before['tasks'][0] as { id: string }).id;
+    const taskId = (before['tasks']?.[0] as { id: string }).id;
 
     const message = (data: unknown) =>
       JSON.stringify({ type: 'task.updated', projectId: 'p_1', id: taskId, data });
