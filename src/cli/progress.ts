@@ -1,8 +1,10 @@
 /**
- * Progress of a sync for people: a bar on a terminal (cli-progress), JSON log lines otherwise.
+ * Progress of a sync for people: a bar on a terminal (cli-progress), JSON log lines otherwise;
+ * and the terminal's log lines, which go around the bar, never into its line.
  */
+import { clearLine, cursorTo } from 'node:readline';
 import cliProgress from 'cli-progress';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import type { SyncProgress } from '../mirror/index.js';
 
 /** Log a progress line every this many pages when not on a terminal. */
@@ -14,13 +16,49 @@ export interface ProgressView {
   stop(): void;
 }
 
-/** A bar on `stream` when it is a terminal, else periodic log lines. */
+/** The VT100 escape that saves the cursor's position (DECSC), as cli-progress does at start. */
+const SAVE_CURSOR = '\x1b7';
+
+/** A bar drawn on a terminal, as log lines see it. */
+interface DrawnBar {
+  /** Empties the bar's line and puts the cursor at its start. */
+  clear(): void;
+  /** Draws the bar again on the cursor's line. */
+  redraw(): void;
+}
+
+/**
+ * The logger's destination on a terminal: lines go to `out`; while a bar is drawn, each line
+ * first clears the bar's line, takes it, and the bar is redrawn on the next one.
+ */
+export class TerminalLogLines implements DestinationStream {
+  private bar: DrawnBar | undefined;
+
+  constructor(private readonly out: NodeJS.WritableStream = process.stdout) {}
+
+  write(line: string): void {
+    this.bar?.clear();
+    this.out.write(line);
+    this.bar?.redraw();
+  }
+
+  /** Sets (or, with undefined, forgets) the bar the lines must go around. */
+  around(bar: DrawnBar | undefined): void {
+    this.bar = bar;
+  }
+}
+
+/**
+ * A bar on `stream` when it is a terminal, else periodic log lines. Log lines written through
+ * `lines` meanwhile go around the bar.
+ */
 export function createProgressView(
   stream: NodeJS.WriteStream,
   logger: Logger,
   quotaRemaining: () => number | undefined,
+  lines?: TerminalLogLines,
 ): ProgressView {
-  return stream.isTTY ? new BarView(stream, quotaRemaining) : new LogView(logger);
+  return stream.isTTY ? new BarView(stream, quotaRemaining, lines) : new LogView(logger);
 }
 
 class BarView implements ProgressView {
@@ -29,8 +67,9 @@ class BarView implements ProgressView {
   private pages = 0;
 
   constructor(
-    stream: NodeJS.WriteStream,
+    private readonly stream: NodeJS.WriteStream,
     private readonly quotaRemaining: () => number | undefined,
+    private readonly lines: TerminalLogLines | undefined,
   ) {
     this.bar = new cliProgress.SingleBar(
       {
@@ -38,6 +77,8 @@ class BarView implements ProgressView {
         format: '{project} [{bar}] {value}/{total} tasks | {pages} pages | quota left {quota}',
         hideCursor: true,
         clearOnComplete: false,
+        // A log line clears the bar's line: redraw it even when its text has not changed.
+        forceRedraw: true,
       },
       cliProgress.Presets.shades_classic,
     );
@@ -49,6 +90,18 @@ class BarView implements ProgressView {
       this.project = progress.projectId;
       this.pages = 0;
       this.bar.start(progress.totalCount ?? 0, 0, this.payload());
+      this.lines?.around({
+        clear: () => {
+          cursorTo(this.stream, 0);
+          clearLine(this.stream, 0);
+        },
+        redraw: () => {
+          // The bar returns to its saved cursor position when it stops (DECSC/DECRC): save
+          // the new line's, or the bar's last drawing lands on a line a log line took.
+          this.stream.write(SAVE_CURSOR);
+          this.bar.render();
+        },
+      });
     }
     this.pages += 1;
     if (progress.totalCount !== undefined) this.bar.setTotal(Math.max(1, progress.totalCount));
@@ -56,6 +109,7 @@ class BarView implements ProgressView {
   }
 
   stop(): void {
+    this.lines?.around(undefined);
     if (this.project !== undefined) this.bar.stop();
     this.project = undefined;
   }

@@ -2,17 +2,51 @@
  * What every networked command opens: checked settings, the logger, and the wired engine over
  * the mirror file, closed together.
  */
-import type { Logger } from 'pino';
-import { createLogger } from '../daemon/logger.js';
+import pino, { type Logger } from 'pino';
+import { createLogger, stdoutIsJournal } from '../daemon/logger.js';
 import { wireEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
 import { resolveRemoteSettings, type RemoteSettings } from './options.js';
+import { TerminalLogLines } from './progress.js';
 
 /** An open command session. */
 export interface Session {
   settings: RemoteSettings;
   logger: Logger;
+  /** On a terminal, where the logger writes: a progress bar registers with it. */
+  logLines: TerminalLogLines | undefined;
   engine: Engine;
   close(): Promise<void>;
+}
+
+/** Where a command's log lines go, and how they look. */
+export interface CommandLogger {
+  logger: Logger;
+  logLines: TerminalLogLines | undefined;
+}
+
+/**
+ * The logger of a command: JSON lines on stdout (with syslog priorities when stdout is the
+ * journal), readable lines on a terminal, and on stderr when stdout carries the command's own
+ * `--json` output.
+ */
+export function openCommandLogger(args: Record<string, unknown>, secret?: string): CommandLogger {
+  const level = String(args['logLevel'] ?? 'info');
+  const common = { level, ...(secret === undefined ? {} : { secret }) };
+  if (args['json'] === true) {
+    const stderr = pino.destination({ dest: 2, sync: true });
+    return { logger: createLogger({ ...common, destination: stderr }), logLines: undefined };
+  }
+  if (process.stdout.isTTY) {
+    const logLines = new TerminalLogLines(process.stdout);
+    return {
+      logger: createLogger({ ...common, destination: logLines, format: 'pretty' }),
+      logLines,
+    };
+  }
+  return {
+    logger: createLogger({ ...common, syslogPrefix: stdoutIsJournal() }),
+    logLines: undefined,
+  };
 }
 
 /** Checks the options (usage errors before any I/O), then opens the logger and the engine. */
@@ -21,10 +55,7 @@ export function openSession(
   engineOptions: Omit<EngineOptions, 'db' | 'logger'> = {},
 ): Session {
   const settings = resolveRemoteSettings(args);
-  const logger = createLogger({
-    level: String(args['logLevel'] ?? 'info'),
-    secret: settings.token,
-  });
+  const { logger, logLines } = openCommandLogger(args, settings.token);
   const engine = wireEngine(
     {
       baseUrl: settings.baseUrl,
@@ -34,5 +65,5 @@ export function openSession(
     },
     { ...engineOptions, db: String(args['db']), logger },
   );
-  return { settings, logger, engine, close: () => engine.close() };
+  return { settings, logger, logLines, engine, close: () => engine.close() };
 }

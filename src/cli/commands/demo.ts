@@ -6,7 +6,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../../domain/index.js';
-import { createLogger } from '../../daemon/logger.js';
 import { wireEngine, type Engine } from '../../daemon/wiring.js';
 import { enqueue } from '../../outbox/index.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
@@ -16,6 +15,7 @@ import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { createProgressView } from '../progress.js';
+import { openCommandLogger } from '../session.js';
 import { EXAMPLE_QUERIES, runExample } from '../demo/queries.js';
 import { table } from '../status/render.js';
 
@@ -53,13 +53,14 @@ export const demoCommand: CliCommand = {
       readOnlyProjects: 1,
       tokens: [token],
     });
-    const logger = createLogger({ level: String(args['logLevel']), secret: token });
+    const { logger, logLines } = openCommandLogger(args, token);
     const engine = wireEngine({ baseUrl: new URL(sim.baseUrl), token }, { db: file, logger });
     engine.state.set(DEMO_MARK, true, isoTime(Date.now()));
     const view = createProgressView(
       process.stderr,
       logger,
       () => engine.governor.snapshot().quotaRemaining,
+      logLines,
     );
     engine.onProgress((progress) => view.update(progress));
     try {

@@ -1,4 +1,4 @@
-/** `projmirror push`: send every pending outbox item, retrying transient failures, then exit. */
+/** `projmirror push`: send every pending outbox item, retrying transient failures, then one summary line. */
 import { runningDaemonPid } from '../../daemon/daemon.js';
 import { UsageError } from '../../domain/index.js';
 import type { PushReport } from '../../outbox/index.js';
@@ -7,6 +7,7 @@ import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { REMOTE_OPTIONS, withCommonOptions, type CommonOptionName } from '../common-options.js';
 import { openSession } from '../session.js';
+import { pushSummary, pushSummaryLine } from '../summary.js';
 
 /** A one-shot push waits through burst pauses and 429s, not for a quota day to end. */
 export const PUSH_MAX_WAIT_MS = 2 * 60 * 1000;
@@ -38,8 +39,15 @@ export function pushProblemLine(report: PushReport): string | undefined {
 export const pushCommand: CliCommand = {
   command: 'push',
   describe: 'send every pending outbox item, retrying transient failures for a while, then exit',
-  builder: (yargs) => withCommonOptions(yargs, [...REMOTE_OPTIONS, ITEM_RETRY_WINDOW_FLAG]),
+  builder: (yargs) =>
+    withCommonOptions(yargs, [...REMOTE_OPTIONS, ITEM_RETRY_WINDOW_FLAG]).option('json', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'end with a JSON summary object on stdout instead of the summary line (logs go to stderr)',
+    }),
   handler: async (args) => {
+    const started = Date.now();
     const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
     const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
     const { engine, logger } = session;
@@ -60,6 +68,10 @@ export const pushCommand: CliCommand = {
       logger.info({ ...report }, 'push done');
       const problem = pushProblemLine(report);
       if (problem !== undefined) process.stderr.write(`${problem}\n`);
+      const summary = pushSummary(report, Date.now() - started);
+      process.stdout.write(
+        `${args['json'] ? JSON.stringify(summary) : pushSummaryLine(summary)}\n`,
+      );
       return report.pending === 0 ? EXIT_OK : EXIT_FAILED;
     } finally {
       interrupt.dispose();

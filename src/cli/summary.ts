@@ -1,0 +1,80 @@
+/** The one closing summary of `sync` and `push`: an object for `--json`, and its line. */
+import type { SyncReport } from '../mirror/index.js';
+import type { PushReport } from '../outbox/index.js';
+
+/** What `sync --json` prints: the totals, then each project's result. */
+export interface SyncSummary {
+  ok: boolean;
+  /** Why no project could be synced (the listing failed). */
+  error?: string;
+  consistent: number;
+  failed: string[];
+  tasks: number;
+  requests: number;
+  pagesRead: number;
+  pagesNotModified: number;
+  rowsWritten: number;
+  removedProjects: string[];
+  durationMs: number;
+  projects: SyncReport['projects'];
+}
+
+/** The summary of a sync that took `durationMs`. */
+export function syncSummary(report: SyncReport, durationMs: number): SyncSummary {
+  const sum = (key: 'tasks' | 'pagesRead' | 'pagesNotModified' | 'rowsWritten') =>
+    report.projects.reduce((total, project) => total + project[key], 0);
+  return {
+    ok: report.ok,
+    ...(report.error === undefined ? {} : { error: report.error }),
+    consistent: report.projects.filter((project) => project.ok).length,
+    failed: report.projects.filter((project) => !project.ok).map((project) => project.projectId),
+    tasks: sum('tasks'),
+    requests: report.requests,
+    pagesRead: sum('pagesRead'),
+    pagesNotModified: sum('pagesNotModified'),
+    rowsWritten: sum('rowsWritten'),
+    removedProjects: report.removedProjects,
+    durationMs,
+    projects: report.projects,
+  };
+}
+
+/** `sync: 2 projects consistent, 1 failed; 4,360 tasks; 45 requests (12 of 20 pages 304); ...` */
+export function syncSummaryLine(summary: SyncSummary): string {
+  const parts = [
+    `${summary.consistent} project(s) consistent, ${summary.failed.length} failed`,
+    `${count(summary.tasks)} tasks`,
+    `${count(summary.requests)} requests (${count(summary.pagesNotModified)} of ${count(summary.pagesRead)} pages answered 304)`,
+    `${count(summary.rowsWritten)} rows written`,
+  ];
+  if (summary.removedProjects.length > 0) {
+    parts.push(`${summary.removedProjects.length} project(s) no longer listed, removed`);
+  }
+  parts.push(seconds(summary.durationMs));
+  return `sync: ${parts.join('; ')}`;
+}
+
+/** What `push --json` prints. */
+export interface PushSummary extends PushReport {
+  ok: boolean;
+  durationMs: number;
+}
+
+/** The summary of a push that took `durationMs`: ok when none is left pending. */
+export function pushSummary(report: PushReport, durationMs: number): PushSummary {
+  return { ok: report.pending === 0, ...report, durationMs };
+}
+
+/** `push: 4 done, 1 failed, 0 left pending; 7 requests; 0.3 s` */
+export function pushSummaryLine(summary: PushSummary): string {
+  const items = `${summary.done} done, ${summary.failed} failed, ${summary.pending} left pending`;
+  return `push: ${items}; ${count(summary.sent)} requests; ${seconds(summary.durationMs)}`;
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
