@@ -51,6 +51,8 @@ export interface ResponseMetric {
   status: number;
   /** From sending the request to reading the whole body, on the injected clock. */
   ms: number;
+  /** The service's error `code` of an answer that is not a success, when its body gives one. */
+  code?: string;
 }
 
 /** Everything the client takes; only `baseUrl`, `token` and `gate` are required. */

@@ -87,6 +87,11 @@ export function observationOf(
   return observation;
 }
 
+/** The service's error `code` in a response's body, if it gives one. */
+export function serviceCode(response: RawResponse): string | undefined {
+  return response.status >= 400 ? serviceError(response).code : undefined;
+}
+
 /** The `{code, message}` of an error body; `message` is "non-JSON body" when it is not JSON. */
 function serviceError(response: RawResponse): { code?: string; message?: string; json: boolean } {
   const value = tryJson(response.text);

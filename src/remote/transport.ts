@@ -16,6 +16,7 @@ import {
 } from '../domain/index.js';
 import { MAX_ERROR_BODY_BYTES } from './bounds.js';
 import { toNetworkError } from './network-errors.js';
+import { serviceCode } from './responses.js';
 import type { ResolvedOptions } from './options.js';
 
 /** What replaces the token in the text of an error answer. */
@@ -113,7 +114,8 @@ export class Transport {
       status = response.statusCode;
       const raw = await this.read(response, request);
       const ms = clock.now() - started;
-      onResponse({ route: request.name, status, ms });
+      const code = serviceCode(raw);
+      onResponse({ route: request.name, status, ms, ...(code === undefined ? {} : { code }) });
       logger.debug({ route: request.name, status, ms }, 'response');
       return this.withoutToken(raw, request.context);
     } catch (error) {
