@@ -1,0 +1,191 @@
+/**
+ * Plays one case of the convergence property against the real daemon and the real simulator
+ * over real sockets, on one manual clock shared by both: the steps, then quiet, then at most one
+ * reconcile, then the verdict. A case owns everything it starts and closes it all, pass or fail.
+ *
+ * The verdict (issue 10, "Proof"): after quiet (no more changes, no more faults, the daemon left
+ * to run for `QUIET_HORIZON_MS` of simulated time) and at most one reconcile, every mirrored
+ * table equals the service, and every outbox item is done and took effect exactly once. The
+ * reconcile is allowed only when some change reached no client with its record or the realtime
+ * connection dropped (a reconnect, a restart or a kill). The daemon never throws out of start,
+ * stop or a reconcile. Apart from the verdict, each hint flood's cost is checked against
+ * `FLOOD_RECONCILES_ALLOWED` reconciles (`budgetProblems`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../../src/domain/index.js';
+import { startSimulator, type SimReadings, type Simulator } from '../../../src/sim/index.js';
+import { openDatabase, type Db } from '../../../src/store/database.js';
+import { Announcer } from './announce.js';
+import { mirrorDifferences } from './compare.js';
+import { DaemonHost } from './host.js';
+import { outboxProblems, type QueuedItem } from './outbox.js';
+import { ClockDriver } from './settle.js';
+import { performStep, type StepContext } from './perform.js';
+import type { ConvergenceCase } from './steps.js';
+
+/** The (obviously fake) token of the seeded user. */
+export const CASE_TOKEN = 'glt_test_convergence_property';
+/** Simulated time every case starts at: a Monday morning, far from the quota day's reset. */
+const CASE_START = Date.UTC(2026, 10, 23, 9, 0, 0);
+/** How long the daemon runs on its own after the last step (simulated): retries, backoff, reconnects. */
+export const QUIET_HORIZON_MS = 5 * 60_000;
+/** The first start-up, a stop or the reconcile must finish within this (simulated). */
+const OPERATION_HORIZON_MS = 5 * 60_000;
+/** A case that has not ended after this long (real time) is stuck. */
+const CASE_TIMEOUT_MS = 60_000;
+
+/** What a case found: empty `problems` when the property holds. */
+export interface CaseResult {
+  /** Where the mirror or the outbox did not converge, and what the daemon threw. */
+  problems: string[];
+  /** Hint floods that cost more than `FLOOD_RECONCILES_ALLOWED` reconciles. */
+  budgetProblems: string[];
+  /** The mirror still differed after quiet, and the one reconcile was run. */
+  reconciled: boolean;
+  /** What happened, step by step, as the simulator and the daemon saw it. */
+  trace: string[];
+}
+
+/** Plays `testCase` against a simulator with `readings`. */
+export async function playCase(
+  testCase: ConvergenceCase,
+  readings: Partial<SimReadings>,
+): Promise<CaseResult> {
+  const run = await CaseRun.open(testCase.tasks, readings);
+  try {
+    return await run.play(testCase);
+  } catch (error) {
+    run.context.trace.push(`harness stopped: ${(error as Error).message}`);
+    return { problems: [`the case did not finish: ${(error as Error).message}`], ...run.result() };
+  } finally {
+    await run.close();
+  }
+}
+
+/** The simulator, the daemons and the bookkeeping of one case. */
+class CaseRun {
+  private reconciled = false;
+
+  private constructor(
+    readonly context: StepContext,
+    private readonly dir: string,
+  ) {}
+
+  static async open(tasks: number[], readings: Partial<SimReadings>): Promise<CaseRun> {
+    const clock = new ManualClock(CASE_START);
+    const sim = await startSimulator({
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      seed: 7,
+      projects: tasks.length,
+      tasks,
+      membersPerProject: 3,
+      resourcesPerProject: 2,
+      dependenciesPerProject: 2,
+      tokens: [CASE_TOKEN],
+      readings,
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'projmirror-convergence-'));
+    const file = join(dir, 'mirror.sqlite');
+    const db = openDatabase(file);
+    const host = new DaemonHost(sim, clock, file);
+    const version = () => db.pragma('data_version', { simple: true }) as number;
+    const driver = new ClockDriver(sim, clock, host, version, Date.now() + CASE_TIMEOUT_MS);
+    return new CaseRun(newContext(sim, clock, db, host, driver), dir);
+  }
+
+  async play(testCase: ConvergenceCase): Promise<CaseResult> {
+    const { host, driver, trace } = this.context;
+    for (const step of testCase.beforeStart) await performStep(step, this.context);
+    host.start();
+    trace.push('daemon started');
+    if (testCase.settleAfterStart) {
+      await driver.drive(host.started, OPERATION_HORIZON_MS, 'the first start-up');
+    }
+    for (const step of testCase.steps) await performStep(step, this.context);
+    const problems = await this.quiet();
+    return { problems, ...this.result() };
+  }
+
+  /** Quiet, then at most one reconcile; returns what still differs. */
+  private async quiet(): Promise<string[]> {
+    const { sim, clock, driver, host, trace } = this.context;
+    sim.faults.clear();
+    driver.countArrivals();
+    trace.push('quiet');
+    const converged = () => this.differences().length === 0;
+    let equal = await driver.runUntil(converged, clock.now() + QUIET_HORIZON_MS);
+    const reasons = this.reconcileReasons();
+    if (!equal && reasons.length > 0) {
+      trace.push(`one reconcile, allowed because ${reasons.join('; ')}`);
+      this.reconciled = true;
+      await driver.drive(host.reconcile(), OPERATION_HORIZON_MS, 'the reconcile');
+      equal = await driver.runUntil(converged, clock.now());
+    } else if (!equal) {
+      trace.push('no reconcile allowed: every change came with its record, no connection dropped');
+    }
+    return [...this.differences(), ...host.errors];
+  }
+
+  private differences(): string[] {
+    const { db, sim, items } = this.context;
+    return [...mirrorDifferences(db, sim.service), ...outboxProblems(db, sim.service, items)];
+  }
+
+  /** Why a reconcile may be needed; none when the daemon heard of every change with its record. */
+  private reconcileReasons(): string[] {
+    const { sim, announcer } = this.context;
+    const reasons: string[] = [];
+    if (announcer.someChangeUnannounced) {
+      reasons.push('a change reached no client with its record');
+    }
+    const connections = sim.requestLog.count({ route: 'realtime', status: 101 });
+    if (connections > 1)
+      reasons.push(`the realtime connection dropped (${connections} connections)`);
+    return reasons;
+  }
+
+  result(): Omit<CaseResult, 'problems'> {
+    const { budgetProblems, trace } = this.context;
+    return { budgetProblems, reconciled: this.reconciled, trace };
+  }
+
+  async close(): Promise<void> {
+    const { host, db, sim } = this.context;
+    await host.close();
+    db.close();
+    await sim.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function newContext(
+  sim: Simulator,
+  clock: ManualClock,
+  db: Db,
+  host: DaemonHost,
+  driver: ClockDriver,
+): StepContext {
+  let named = 0;
+  const pinned = new Map<string, string>();
+  for (const project of sim.service.listProjects()) {
+    const [first] = sim.service.listTasks(project.id);
+    if (first !== undefined) pinned.set(project.id, first.id);
+  }
+  return {
+    sim,
+    clock,
+    db,
+    host,
+    driver,
+    announcer: new Announcer(sim),
+    pinned,
+    items: [] as QueuedItem[],
+    trace: [],
+    budgetProblems: [],
+    newName: (prefix) => `${prefix}-${(named += 1)}`,
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The daemon's life on one mirror file, as `run` lives it: started (wired as `test/daemon/
+ * fixtures.ts` wires it, on the case's manual clock), stopped and started again, or killed. A
+ * kill is an abandonment in this process: the database handle is closed (nothing more reaches
+ * the file), the realtime socket is dropped and the daemon is told to stop (its loops end; the
+ * requests in flight are abandoned); a new daemon then starts on the same file.
+ */
+import pino from 'pino';
+import { Daemon } from '../../../src/daemon/daemon.js';
+import { wireEngine, type Engine } from '../../../src/daemon/wiring.js';
+import type { Clock, ManualClock } from '../../../src/domain/index.js';
+import type { Simulator } from '../../../src/sim/index.js';
+import { openDatabase, type Db } from '../../../src/store/database.js';
+
+/** How often the idle pusher looks for items inserted by SQL (simulated time). */
+export const OUTBOX_IDLE_MS = 10_000;
+/** How long cleanup waits (real time) for each stop and close. */
+const CLOSE_TIMEOUT_MS = 2_000;
+
+/**
+ * A clock for one daemon over the case's manual clock, counting the daemon's pending sleeps.
+ * Once its daemon is killed, its sleeps end on the next real tick (or at once on abort), so the
+ * abandoned daemon winds down without moving the case's clock.
+ */
+export class KillableClock implements Clock {
+  private killed = false;
+  private sleeping = 0;
+
+  constructor(private readonly inner: ManualClock) {}
+
+  now(): number {
+    return this.inner.now();
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.killed) return nextTick(signal);
+    this.sleeping += 1;
+    return this.inner.sleep(ms, signal).finally(() => (this.sleeping -= 1));
+  }
+
+  /** Sleeps of this daemon now pending (idle, the daemon sleeps in three or more places). */
+  get pendingSleeps(): number {
+    return this.killed ? 0 : this.sleeping;
+  }
+
+  get isKilled(): boolean {
+    return this.killed;
+  }
+
+  kill(): void {
+    this.killed = true;
+  }
+}
+
+function nextTick(signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    setTimeout(resolve, 0);
+  });
+}
+
+interface Running {
+  daemon: Daemon;
+  engine: Engine;
+  db: Db;
+  clock: KillableClock;
+  /** `daemon.start()`, which may wait on the clock (faults, budget): never awaited bare. */
+  started: Promise<void>;
+  /** After a kill: the abandoned daemon's loops winding down. */
+  stopping?: Promise<void>;
+}
+
+/** The daemons of one case, one at a time, on one file. */
+export class DaemonHost {
+  private current: Running | undefined;
+  private readonly abandoned: Running[] = [];
+  /** Errors thrown by `start()`, `stop()` or a reconcile: a daemon must not throw them. */
+  readonly errors: string[] = [];
+  starts = 0;
+
+  constructor(
+    private readonly sim: Simulator,
+    private readonly clock: ManualClock,
+    private readonly file: string,
+  ) {}
+
+  /** The running daemon's start-up (resolves once its loops run). */
+  get started(): Promise<void> {
+    return this.current?.started ?? Promise.resolve();
+  }
+
+  /** Sleeps pending in the running daemon. */
+  get pendingSleeps(): number {
+    return this.current?.clock.pendingSleeps ?? 0;
+  }
+
+  /** Opens the file and starts a daemon on it (not waiting for its start-up). */
+  start(): void {
+    if (this.current !== undefined) throw new Error('a daemon is already running');
+    const db = openDatabase(this.file);
+    const logger = pino({ level: 'silent' });
+    const clock = new KillableClock(this.clock);
+    const engine = wireEngine(
+      { baseUrl: new URL(this.sim.baseUrl), token: this.sim.token },
+      { db, logger, clock },
+    );
+    const daemon = new Daemon({
+      engine,
+      db,
+      logger,
+      realtime: { url: new URL(this.sim.realtimeUrl), token: this.sim.token },
+      outboxIdleMs: OUTBOX_IDLE_MS,
+    });
+    this.starts += 1;
+    const started = daemon.start().catch((error: unknown) => {
+      if (!clock.isKilled) this.note('start', error);
+    });
+    this.current = { daemon, engine, db, clock, started };
+  }
+
+  /** Stops the running daemon as SIGTERM would (`stop()`, then the engine and the file). */
+  async stop(): Promise<void> {
+    const running = this.current;
+    if (running === undefined) return;
+    this.current = undefined;
+    try {
+      await running.daemon.stop();
+      await running.engine.close();
+    } catch (error) {
+      this.note('stop', error);
+    } finally {
+      running.db.close();
+    }
+  }
+
+  /** Abandons the running daemon at this instant, as SIGKILL would (see the module comment). */
+  kill(): void {
+    const running = this.current;
+    if (running === undefined) return;
+    this.current = undefined;
+    running.clock.kill();
+    running.db.close();
+    this.sim.realtime.dropAll();
+    // Its loops must end, or they would spin on the closed handle; what they still try to
+    // write fails on it, so nothing more reaches the file, as after a real kill.
+    running.stopping = running.daemon.stop().catch(() => undefined);
+    this.abandoned.push(running);
+  }
+
+  /** One reconcile of every project by the running daemon (the property's "one reconcile"). */
+  async reconcile(): Promise<void> {
+    const running = this.current;
+    if (running === undefined) throw new Error('no daemon is running');
+    await running.started;
+    await running.daemon
+      .reconcile(new AbortController().signal)
+      .catch((error: unknown) => this.note('reconcile', error));
+  }
+
+  /**
+   * Stops everything this host started, moving the clock meanwhile (a stop may wait on it);
+   * abandoned daemons get a bounded chance to wind down.
+   */
+  async close(): Promise<void> {
+    const pump = setInterval(() => this.clock.stepTo(this.clock.nextWakeAt ?? this.clock.now()), 5);
+    try {
+      await withinRealTime(this.stop(), CLOSE_TIMEOUT_MS);
+      for (const zombie of this.abandoned.splice(0)) {
+        await withinRealTime(zombie.stopping ?? Promise.resolve(), CLOSE_TIMEOUT_MS);
+        await withinRealTime(zombie.engine.close(), CLOSE_TIMEOUT_MS);
+      }
+    } finally {
+      clearInterval(pump);
+    }
+  }
+
+  private note(what: string, error: unknown): void {
+    this.errors.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** `work`, or a resolved promise once `ms` of real time have passed; never rejects. */
+async function withinRealTime(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
