@@ -14,9 +14,9 @@ describe('report', () => {
         `p_bravo  Bravo Bridge      3            1            1     1    33.3        1  ${day(0)} 00:00`,
         '',
         `Overdue tasks: 2 (not Done, end date before ${day(0)})`,
-        'PROJECT       TASK ID  TASK                     END DATE    DAYS LATE  STATUS      PROGRESS  ASSIGNEES',
-        `Alpha Tower   t_a5     Order windows and doors  ${day(-2)}          2  NotStarted         0  Ann Lee`,
-        `Bravo Bridge  t_b2     Permits                  ${day(-1)}          1  InProgress        20  Cy Park`,
+        'PROJECT       TASK ID  TASK                      END DATE    DAYS LATE  STATUS      PROGRESS  ASSIGNEES',
+        `Alpha Tower   t_a5     Order windows\\nand doors  ${day(-2)}          2  NotStarted         0  Ann Lee`,
+        `Bravo Bridge  t_b2     Permits                   ${day(-1)}          1  InProgress        20  Cy Park`,
         '',
       ].join('\n'),
     );
