@@ -1,4 +1,7 @@
 /** Process exit codes (contract section 2); the unit's `RestartPreventExitStatus=` lists 2 and 3. */
+import { ProjmirrorError } from '../domain/index.js';
+
+/** The code a command ends with. */
 export type ExitCode = 0 | 1 | 2 | 3;
 
 export const EXIT_OK = 0;
@@ -10,12 +13,11 @@ export const EXIT_USAGE = 2;
 export const EXIT_TOKEN_REFUSED = 3;
 
 /** An error that ends the process with its own exit code, after its one-line message. */
-export class ExitError extends Error {
+export class ExitError extends ProjmirrorError {
   constructor(
     readonly exitCode: ExitCode,
     message: string,
   ) {
-    super(message);
-    this.name = 'ExitError';
+    super(`exit_${exitCode}`, message);
   }
 }

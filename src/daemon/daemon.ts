@@ -24,6 +24,7 @@ import { OutboxRepository } from '../store/outbox.js';
 import type { MetricsSources } from './metrics.js';
 import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
+import { SyncStateRepository } from '../store/sync-state.js';
 
 /**
  * Waiters on the daemon's one abort signal at a time: each refresh, poll, push and sleep in flight
@@ -205,12 +206,19 @@ export class Daemon {
   metricsSources(): MetricsSources {
     const { engine } = this.options;
     const outbox = new OutboxRepository(engine.db);
+    const syncState = new SyncStateRepository(engine.db);
+    const ms = (at: string | null) => (at === null ? undefined : Date.parse(at));
     return {
       quota: () => {
         const budget = engine.governor.snapshot();
         return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
       },
-      mirrorLagSeconds: () => this.facts.lagSeconds(this.clock.now()),
+      projectTimes: () =>
+        syncState.list().map((row) => ({
+          projectId: row.projectId,
+          lastPassAt: ms(row.lastPassAt),
+          lastChangeAt: ms(row.lastChangeAt),
+        })),
       outboxDepth: () => outbox.summary(this.clock.now()).counts,
       realtimeConnected: () => this.realtimeConnected,
     };

@@ -1,18 +1,38 @@
-/** Prometheus metrics of the daemon, and the 127.0.0.1 endpoint that serves them with /healthz. */
+/**
+ * Prometheus metrics of the daemon, and the endpoint that serves them with /healthz. Node's
+ * default metrics keep their standard names (`process_*`, `nodejs_*`) so stock dashboards work.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The address the metrics endpoint listens on unless told otherwise: this machine only. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
+/** Buckets of `projmirror_request_duration_seconds`, in seconds (a page of 500 tasks takes ~0.05). */
+export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
+/** A service error code becomes a label value only in this shape; anything else is `other`. */
+const CODE_LABEL = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** When one project was last consistent and last changed, in ms since the epoch. */
+export interface ProjectTimes {
+  projectId: string;
+  /** End of the last consistent full pass. */
+  lastPassAt: number | undefined;
+  /** Last write of a change into the project's mirrored rows (a pass, an event or an answer). */
+  lastChangeAt: number | undefined;
+}
 
 /** Where the gauges read their current values when Prometheus scrapes. */
 export interface MetricsSources {
   quota(): { limit?: number; remaining?: number };
-  /** Seconds since each project's last consistent pass. */
-  mirrorLagSeconds(): Map<string, number>;
+  projectTimes(): ProjectTimes[];
   outboxDepth(): Record<string, number>;
   realtimeConnected(): boolean;
+}
+
+/** What the metrics say about the build. */
+export interface BuildInfo {
+  version: string;
 }
 
 /** The daemon's metrics, in a registry of their own (nothing module-global). */
@@ -20,50 +40,38 @@ export class DaemonMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<'route' | 'status'>;
   readonly rateLimited: Counter<'code'>;
+  readonly duration: Histogram<'route'>;
 
-  constructor(sources: MetricsSources) {
+  constructor(sources: MetricsSources, build: BuildInfo) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'projmirror_' });
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'projmirror_build_info',
+      help: 'Always 1; the labels name the running version of projmirror and of Node.js',
+      labelNames: ['version', 'nodejs'],
+      registers,
+    }).set({ version: build.version, nodejs: process.versions.node }, 1);
     this.requests = new Counter({
       name: 'projmirror_requests_total',
-      help: 'Requests sent to the service, by route and HTTP status',
+      help: 'Requests sent to the service, by route and HTTP status (0: no answer)',
       labelNames: ['route', 'status'],
       registers,
     });
     this.rateLimited = new Counter({
       name: 'projmirror_rate_limited_total',
-      help: '429 answers received, by error code',
+      help: "429 answers received, by the service's error code",
       labelNames: ['code'],
       registers,
     });
-    new Gauge({
-      name: 'projmirror_quota_limit',
-      help: 'Daily request quota, as the service last reported it',
+    this.duration = new Histogram({
+      name: 'projmirror_request_duration_seconds',
+      help: 'From sending a request to reading the whole answer, by route',
+      labelNames: ['route'],
+      buckets: REQUEST_DURATION_BUCKETS,
       registers,
-      collect() {
-        const limit = sources.quota().limit;
-        if (limit !== undefined) this.set(limit);
-      },
     });
-    new Gauge({
-      name: 'projmirror_quota_remaining',
-      help: 'Requests left in the quota day, as the service last reported it',
-      registers,
-      collect() {
-        const remaining = sources.quota().remaining;
-        if (remaining !== undefined) this.set(remaining);
-      },
-    });
-    new Gauge({
-      name: 'projmirror_mirror_lag_seconds',
-      help: "Seconds since each project's last consistent pass",
-      labelNames: ['project'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [project, lag] of sources.mirrorLagSeconds()) this.set({ project }, lag);
-      },
-    });
+    quotaGauges(sources, registers);
+    projectGauges(sources, registers);
     new Gauge({
       name: 'projmirror_outbox_items',
       help: 'Outbox items by state',
@@ -85,24 +93,79 @@ export class DaemonMetrics {
     });
   }
 
-  /** Counts one response of the service (status 0 for no answer). */
-  recordResponse(route: string, status: number, code?: string): void {
+  /** Counts one response of the service (status 0 for no answer), with its duration and code. */
+  recordResponse(route: string, status: number, ms: number, code?: string): void {
     this.requests.inc({ route, status: String(status) });
-    if (status === 429) this.rateLimited.inc({ code: code ?? 'unknown' });
+    this.duration.observe({ route }, ms / 1000);
+    if (status === 429) {
+      const label = code === undefined ? 'none' : CODE_LABEL.test(code) ? code : 'other';
+      this.rateLimited.inc({ code: label });
+    }
   }
 }
 
+function quotaGauges(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'projmirror_quota_limit',
+    help: 'Daily request quota, as the service last reported it',
+    registers,
+    collect() {
+      const limit = sources.quota().limit;
+      if (limit !== undefined) this.set(limit);
+    },
+  });
+  new Gauge({
+    name: 'projmirror_quota_remaining',
+    help: 'Requests left in the quota day, as the service last reported it',
+    registers,
+    collect() {
+      const remaining = sources.quota().remaining;
+      if (remaining !== undefined) this.set(remaining);
+    },
+  });
+}
+
+/** Per project, times as Unix seconds: staleness is `time() - ...` in PromQL, at query time. */
+function projectGauges(sources: MetricsSources, registers: Registry[]): void {
+  const times = (key: 'lastPassAt' | 'lastChangeAt') =>
+    function collect(this: Gauge<'project'>) {
+      this.reset();
+      for (const project of sources.projectTimes()) {
+        const at = project[key];
+        if (at !== undefined) this.set({ project: project.projectId }, at / 1000);
+      }
+    };
+  new Gauge({
+    name: 'projmirror_last_consistent_pass_timestamp_seconds',
+    help: "End of each project's last consistent full pass, in Unix seconds",
+    labelNames: ['project'],
+    registers,
+    collect: times('lastPassAt'),
+  });
+  new Gauge({
+    name: 'projmirror_last_change_applied_timestamp_seconds',
+    help: "Last write of a change into each project's mirror (pass, event or outbox answer), in Unix seconds",
+    labelNames: ['project'],
+    registers,
+    collect: times('lastChangeAt'),
+  });
+}
+
+/** What /healthz answers: 200 when ok, else 503; `detail` goes into its JSON body. */
+export type HealthCheck = () => { ok: boolean; detail: Record<string, unknown> };
+
 /** A running metrics endpoint. */
 export interface MetricsServer {
+  host: string;
   port: number;
   close(): Promise<void>;
 }
 
-/** Serves `/metrics` and `/healthz` on 127.0.0.1:`port` (0 picks a free port). */
+/** Serves `/metrics` and `/healthz` on `host`:`port` (0 picks a free port). */
 export async function startMetricsServer(
   metrics: DaemonMetrics,
-  port: number,
-  health: () => { ok: boolean; detail: Record<string, unknown> },
+  listen: { host: string; port: number },
+  health: HealthCheck,
 ): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -125,9 +188,10 @@ export async function startMetricsServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(listen.port, listen.host, () => resolve());
   });
   return {
+    host: listen.host,
     port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise<void>((resolve) => {

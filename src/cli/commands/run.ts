@@ -1,19 +1,26 @@
 /**
  * `projmirror run`: the daemon. SIGTERM and SIGINT finish the transaction in hand, close the
  * socket and the database, and exit 0 within 5 s; SIGHUP reloads the config file's log level.
+ * Under systemd it reports READY=1 once the start-up reconcile has begun, and STOPPING=1; a token
+ * the service refuses for `--token-refused-minutes` ends it with `EXIT_TOKEN_REFUSED`.
  */
-import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
 import { errorLine, UsageError } from '../../domain/index.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
 import { checkCron } from '../../daemon/schedules.js';
+import { TokenRefusalWatch } from '../../daemon/token-refusal.js';
 import type { CliCommand } from '../command.js';
-import { EXIT_OK } from '../exit.js';
-import { REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
-import { openSession } from '../session.js';
+import { readCommonConfig, REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
+import { EXIT_OK, EXIT_TOKEN_REFUSED, ExitError } from '../exit.js';
+import { openSession, type Session } from '../session.js';
+import { notifySystemd } from '../systemd-notify.js';
+import { VERSION } from '../version.js';
 
 /** The daemon must be gone this long after SIGTERM, whatever is in flight. */
 export const STOP_DEADLINE_MS = 4_500;
+
+type RunOptions = ReturnType<typeof checkRunOptions>;
 
 export const runCommand: CliCommand = {
   command: 'run',
@@ -31,6 +38,10 @@ export const runCommand: CliCommand = {
     const checked = checkRunOptions(args);
     const session = openSession(args);
     const { engine, logger, settings } = session;
+    logger.info(
+      { version: VERSION, pid: process.pid, node: process.versions.node },
+      'projmirror starting',
+    );
     const daemon = new Daemon({
       engine,
       db: engine.db,
@@ -46,26 +57,25 @@ export const runCommand: CliCommand = {
     });
     const stopped = waitForStop(args, logger);
     let failure: unknown;
+    const refusal = new TokenRefusalWatch(engine.clock, checked.tokenRefusedMs, (reason) => {
+      failure = new ExitError(
+        EXIT_TOKEN_REFUSED,
+        `${reason}; exiting ${EXIT_TOKEN_REFUSED}, which the unit does not restart on: replace the token, then start projmirror again`,
+      );
+      stopped.stop();
+    });
+    engine.onResponse((metric) => refusal.observe(metric));
     let server: MetricsServer | undefined;
     try {
-      if (checked.metricsPort !== undefined) {
-        const metrics = new DaemonMetrics(daemon.metricsSources());
-        engine.onResponse((metric) => metrics.recordResponse(metric.route, metric.status));
-        server = await startMetricsServer(metrics, checked.metricsPort, () => ({
-          ok: settings.realtimeUrl === undefined || daemon.connected,
-          detail: { realtime: daemon.connected },
-        }));
-        logger.info({ port: server.port }, 'metrics listening on 127.0.0.1');
-      }
+      server = await serveMetrics(session, daemon, refusal, checked);
       // A signal during the initial sync stops it too: start() is not awaited; the daemon's
       // stop() aborts it and awaits what it started.
-      const starting = daemon.start();
+      const starting = daemon.start(() => void notifySystemd('ready', logger));
       starting.catch((error: unknown) => {
-        failure = error;
+        failure ??= error;
         stopped.stop();
       });
       await stopped.signal;
-      if (failure !== undefined) throw failure;
     } finally {
       stopped.dispose();
       const deadline = setTimeout(() => {
@@ -73,15 +83,44 @@ export const runCommand: CliCommand = {
         process.exit(EXIT_OK);
       }, STOP_DEADLINE_MS);
       deadline.unref();
+      const stopping = notifySystemd('stopping', logger);
       await daemon.stop();
       await server?.close();
       await session.close();
+      await stopping;
       clearTimeout(deadline);
       logger.info('daemon stopped');
     }
+    if (failure !== undefined) throw failure;
     return EXIT_OK;
   },
 };
+
+/** Serves /metrics and /healthz when `--metrics-port` is given. */
+async function serveMetrics(
+  session: Session,
+  daemon: Daemon,
+  refusal: TokenRefusalWatch,
+  checked: RunOptions,
+): Promise<MetricsServer | undefined> {
+  if (checked.metricsPort === undefined) return undefined;
+  const { engine, logger, settings } = session;
+  const metrics = new DaemonMetrics(daemon.metricsSources(), { version: VERSION });
+  engine.onResponse((metric) =>
+    metrics.recordResponse(metric.route, metric.status, metric.ms, metric.code),
+  );
+  const server = await startMetricsServer(
+    metrics,
+    { host: checked.metricsHost, port: checked.metricsPort },
+    () => ({
+      // Unhealthy at once when the token is refused, and while configured realtime is down.
+      ok: !refusal.refused && (settings.realtimeUrl === undefined || daemon.connected),
+      detail: { realtime: daemon.connected, tokenRefused: refusal.refused },
+    }),
+  );
+  logger.info({ host: server.host, port: server.port }, 'metrics listening');
+  return server;
+}
 
 /** The run options beyond the common ones, checked before anything is opened. */
 function checkRunOptions(args: Record<string, unknown>) {
@@ -100,11 +139,25 @@ function checkRunOptions(args: Record<string, unknown>) {
   ) {
     throw new UsageError(`--metrics-port ${String(metricsPort)} is not a port number`);
   }
-  return { reconcileCron, retentionDays, metricsPort };
+  const metricsHost = String(args['metricsHost']);
+  if (metricsHost.trim() === '') throw new UsageError('--metrics-host is empty');
+  const minutes = Number(args['tokenRefusedMinutes']);
+  if (!Number.isFinite(minutes) || minutes < 0) {
+    throw new UsageError(
+      `--token-refused-minutes ${String(args['tokenRefusedMinutes'])} is not a number of minutes, 0 or more`,
+    );
+  }
+  return {
+    reconcileCron,
+    retentionDays,
+    metricsPort,
+    metricsHost,
+    tokenRefusedMs: minutes * 60_000,
+  };
 }
 
 /** Resolves on SIGTERM or SIGINT; reloads the config file's log level on SIGHUP. */
-function waitForStop(args: Record<string, unknown>, logger: import('pino').Logger) {
+function waitForStop(args: Record<string, unknown>, logger: Logger) {
   let resolveStop: () => void = () => {};
   const signal = new Promise<void>((resolve) => (resolveStop = resolve));
   const stop = (name: NodeJS.Signals) => {
@@ -118,8 +171,7 @@ function waitForStop(args: Record<string, unknown>, logger: import('pino').Logge
       return;
     }
     try {
-      const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-      const level = config['log-level'] ?? config['logLevel'];
+      const level = readCommonConfig(file)['log-level'];
       if (typeof level === 'string' && logger.levels.values[level] !== undefined)
         logger.level = level;
       logger.info({ file, logLevel: logger.level }, 'SIGHUP: config reloaded');

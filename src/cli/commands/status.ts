@@ -6,6 +6,7 @@ import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
 import { gatherStatus } from '../status/gather.js';
 import { renderStatus } from '../status/render.js';
+import { VERSION } from '../version.js';
 
 export const statusCommand: CliCommand = {
   command: 'status',
@@ -26,7 +27,9 @@ export const statusCommand: CliCommand = {
     try {
       const report = gatherStatus(db, Date.now());
       process.stdout.write(
-        args['json'] ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`,
+        args['json']
+          ? `${JSON.stringify({ version: VERSION, ...report }, null, 2)}\n`
+          : `${renderStatus(report)}\n`,
       );
       return EXIT_OK;
     } finally {
