@@ -298,18 +298,19 @@ export class Daemon {
   }
 
   /**
-   * Runs a refresh the realtime channel asked for, within the refresh caps: past its cap a
-   * project is instead made due once when its window frees a slot. A reconcile after a
-   * reconnect is never capped.
+   * Runs a refresh the realtime channel asked for, within the refresh caps
+   * (`refresh-limiter.ts`): past its cap a project is instead made due once when its slot frees.
+   * A reconcile after a reconnect is never capped.
    */
   private refresh(request: RefreshRequest): void {
     if (request.scope !== 'all' || request.reason !== 'reconnected') {
       const key = request.scope === 'all' ? EVERY_PROJECT : request.projectId;
-      const allowed = this.limiter.take(key);
+      const hinted = request.scope === 'all' || (request.scope === 'project' && request.hinted);
+      const allowed = this.limiter.take(key, hinted ? 'hint' : 'event');
       if (allowed !== true) {
         const ids = request.scope === 'all' ? this.facts.projectIds() : [request.projectId];
         for (const id of ids) this.scheduler.dueAt(id, allowed);
-        this.logger.info({ projectId: key, at: isoTime(allowed) }, 'refresh deferred: hint cap');
+        this.logger.info({ projectId: key, at: isoTime(allowed) }, 'refresh deferred: cap');
         return;
       }
     }

@@ -16,7 +16,7 @@ export type RefreshPart = (typeof REFRESH_PARTS)[number];
  */
 export type RefreshRequest =
   | { scope: 'all'; reason: string }
-  | { scope: 'project'; projectId: string; parts: RefreshPart[] }
+  | { scope: 'project'; projectId: string; parts: RefreshPart[]; hinted: boolean }
   | { scope: 'task'; projectId: string; taskId: string };
 
 /** Everything the coalescer needs. */
@@ -45,6 +45,8 @@ const PART_OF_EVENT: Record<EventType, RefreshPart> = {
 interface ProjectAsk {
   parts: Set<RefreshPart>;
   taskIds: Set<string>;
+  /** A hint (a message that said nothing usable) asked for it, not only data-less events. */
+  hinted: boolean;
 }
 
 /** True when an event can be applied without reading from the service. */
@@ -87,7 +89,11 @@ export class Coalescer {
     if (change.kind === 'reconnected') this.askEverything('reconnected');
     else if (change.kind === 'hint') {
       if (change.projectId === undefined) this.askEverything(change.reason);
-      else this.ask(change.projectId).parts = new Set(REFRESH_PARTS);
+      else {
+        const ask = this.ask(change.projectId);
+        ask.parts = new Set(REFRESH_PARTS);
+        ask.hinted = true;
+      }
     } else this.askFor(change.event);
     this.arm();
   }
@@ -116,7 +122,7 @@ export class Coalescer {
   private ask(projectId: string): ProjectAsk {
     let ask = this.projects.get(projectId);
     if (ask === undefined) {
-      ask = { parts: new Set(), taskIds: new Set() };
+      ask = { parts: new Set(), taskIds: new Set(), hinted: false };
       this.projects.set(projectId, ask);
     }
     return ask;
@@ -163,5 +169,6 @@ function refreshFor(projectId: string, ask: ProjectAsk): RefreshRequest {
     return { scope: 'task', projectId, taskId: onlyTask };
   }
   if (ask.taskIds.size > 0) ask.parts.add('tasks');
-  return { scope: 'project', projectId, parts: REFRESH_PARTS.filter((p) => ask.parts.has(p)) };
+  const parts = REFRESH_PARTS.filter((p) => ask.parts.has(p));
+  return { scope: 'project', projectId, parts, hinted: ask.hinted };
 }

@@ -38,7 +38,9 @@ describe('Coalescer', () => {
     }
     expect(refreshes).toEqual([]);
     await clock.advance(DEFAULT_COALESCE_MS - 900);
-    expect(refreshes).toEqual([{ scope: 'project', projectId: 'p_1', parts: ['tasks'] }]);
+    expect(refreshes).toEqual([
+      { scope: 'project', projectId: 'p_1', parts: ['tasks'], hinted: false },
+    ]);
     expect(events).toEqual([]);
     await clock.advance(10 * DEFAULT_COALESCE_MS);
     expect(refreshes).toHaveLength(1);
@@ -52,8 +54,8 @@ describe('Coalescer', () => {
     coalescer.push(event({ type: 'member.changed', projectId: 'p_2' }));
     await clock.advance(DEFAULT_COALESCE_MS);
     expect(refreshes).toEqual([
-      { scope: 'project', projectId: 'p_1', parts: ['tasks', 'dependencies'] },
-      { scope: 'project', projectId: 'p_2', parts: ['members'] },
+      { scope: 'project', projectId: 'p_1', parts: ['tasks', 'dependencies'], hinted: false },
+      { scope: 'project', projectId: 'p_2', parts: ['members'], hinted: false },
     ]);
   });
 
@@ -66,7 +68,7 @@ describe('Coalescer', () => {
     await clock.advance(DEFAULT_COALESCE_MS);
     expect(refreshes).toEqual([
       { scope: 'task', projectId: 'p_1', taskId: 't_1' },
-      { scope: 'project', projectId: 'p_2', parts: ['project', 'tasks'] },
+      { scope: 'project', projectId: 'p_2', parts: ['project', 'tasks'], hinted: false },
     ]);
   });
 
@@ -91,7 +93,9 @@ describe('Coalescer', () => {
     const { clock, coalescer, refreshes } = setup();
     coalescer.push({ kind: 'hint', projectId: 'p_1', reason: 'unknown message type "x"' });
     await clock.advance(DEFAULT_COALESCE_MS);
-    expect(refreshes).toEqual([{ scope: 'project', projectId: 'p_1', parts: [...REFRESH_PARTS] }]);
+    expect(refreshes).toEqual([
+      { scope: 'project', projectId: 'p_1', parts: [...REFRESH_PARTS], hinted: true },
+    ]);
 
     coalescer.push(event({ type: 'task.updated', projectId: 'p_2' }));
     coalescer.push({ kind: 'reconnected' });
