@@ -112,12 +112,13 @@ export class Transport {
         signal,
       });
       status = response.statusCode;
-      const raw = await this.read(response, request);
+      // The token is out of the text before anything (the metric's code included) reads it.
+      const raw = this.withoutToken(await this.read(response, request), request.context);
       const ms = clock.now() - started;
       const code = serviceCode(raw);
       onResponse({ route: request.name, status, ms, ...(code === undefined ? {} : { code }) });
       logger.debug({ route: request.name, status, ms }, 'response');
-      return this.withoutToken(raw, request.context);
+      return raw;
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
       onResponse({ route: request.name, status, ms: clock.now() - started });

@@ -110,3 +110,16 @@ describe('answers no record check walks', () => {
     );
   });
 });
+
+describe('the response metric', () => {
+  it('never carries the token, even in an error answer code', async () => {
+    const stand = await standIn(() => ({ status: 429, body: { code: `Bearer ${TOKEN}` } }));
+    const codes: (string | undefined)[] = [];
+    const { remote } = clientOf(stand, {
+      maxRateLimitRetries: 0,
+      onResponse: (metric) => codes.push(metric.code),
+    });
+    await failure(remote.listProjects());
+    expect(codes).toEqual(['Bearer [token]']);
+  });
+});
