@@ -179,7 +179,17 @@ export class OutboxPusher {
       } catch (error) {
         this.logger.error({ err: errorLine(error) }, 'outbox pass failed');
       }
-      await this.nap(this.idleDelayMs(), signal);
+      await this.nap(this.safeIdleDelayMs(), signal);
+    }
+  }
+
+  /** The idle delay; the default one when the queue cannot be read (the loop must not end). */
+  private safeIdleDelayMs(): number {
+    try {
+      return this.idleDelayMs();
+    } catch (error) {
+      this.logger.error({ err: errorLine(error) }, 'outbox queue unreadable');
+      return this.idleIntervalMs;
     }
   }
 
