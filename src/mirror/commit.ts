@@ -9,6 +9,7 @@ import { setImmediate as letEventLoopRun } from 'node:timers/promises';
 import type { Project } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
+import { refreshWideViews } from '../store/wide-views.js';
 import type { WriteContext } from '../store/write-context.js';
 import type { PassGuard } from './guard.js';
 import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
@@ -119,5 +120,6 @@ export function commitPass(
       projectEtag: plan.projectEtag,
       changed: context.tally.rows > 0,
     });
+    refreshWideViews(store.db);
   });
 }

@@ -54,7 +54,7 @@ const OVERDUE_TABLE: TableColumn[] = [
   { key: 'days_overdue', label: 'DAYS LATE', right: true },
   { key: 'status', label: 'STATUS' },
   { key: 'progress', label: 'PROGRESS', right: true },
-  { key: 'assignee_names', label: 'ASSIGNEES' },
+  { key: 'assignees', label: 'ASSIGNEES' },
 ];
 
 /** Reads the report of every project, or of `filter.projectId`, in one snapshot. */

@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { StoreError } from '../domain/index.js';
+import { rebuildDerivedObjects } from './derived-objects.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { installWideViews } from './wide-views.js';
 
 export type Db = Database.Database;
 
@@ -62,14 +64,26 @@ export function migrate(db: Db): void {
       `database schema version ${version} is newer than this projmirror (${SCHEMA_VERSION})`,
     );
   }
-  db.transaction(() => {
-    if (version === 0) {
-      db.exec(readSchema());
-    } else {
-      for (const step of MIGRATIONS.slice(version - 1)) db.exec(step);
-    }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+  // A step may rebuild a table (SQLite cannot retype a column in place): dropping the old copy
+  // must not cascade into the tables that reference it, so foreign keys are off meanwhile.
+  db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      if (version === 0) {
+        db.exec(readSchema());
+        installWideViews(db);
+      } else {
+        for (const step of MIGRATIONS.slice(version - 1)) {
+          if (typeof step === 'string') db.exec(step);
+          else step(db);
+        }
+        rebuildDerivedObjects(db);
+      }
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }
 
 /** The text of `schema.sql`, found above this module in the source tree or in `dist/`. */
