@@ -159,10 +159,14 @@ CREATE TABLE timezone_offsets (
 
 -- Holds no row. Its columns lend their declared types to view columns computed by expressions,
 -- which SQLite leaves untyped: `(SELECT <expression> UNION ALL SELECT date FROM column_types)`
--- has the expression's value and the declared type DATE (a scalar subquery takes the type of
--- its last arm's column). CAST does this for INTEGER, REAL and TEXT, but a CAST to DATE would
--- turn '2026-11-21' into the number 2026.
+-- has the expression's value and the declared type DATE, for every reader since SQLite 3.25 (a
+-- scalar subquery takes the declared type of its last arm's column). A CAST is no substitute: a
+-- CAST to DATE turns '2026-11-21' into the number 2026, and readers before SQLite 3.41 see no type
+-- at all on a CAST to INTEGER, REAL or TEXT.
 CREATE TABLE column_types (
+  text      TEXT,
+  integer   INTEGER,
+  real      REAL,
   boolean   BOOLEAN,
   date      DATE,
   timestamp TIMESTAMP
@@ -211,13 +215,15 @@ CREATE INDEX tasks_open_by_end_date ON tasks (end_date) WHERE status IS NOT 'Don
 -- Serves v_task_status_daily: the creations, deletions and status changes of each task in order.
 CREATE INDEX task_history_by_field ON task_history (field, task_id);
 
+
 -- One row: today's date in the mirror's time zone, the zone, and its offset from UTC now.
 CREATE VIEW v_today AS
 SELECT
   (SELECT date('now', coalesce(o.offset_minutes, 0) || ' minutes')
    UNION ALL SELECT date FROM column_types)          AS day,
-  CAST(coalesce(o.zone, 'UTC') AS TEXT)              AS timezone,
-  CAST(coalesce(o.offset_minutes, 0) AS INTEGER)     AS utc_offset_minutes
+  (SELECT coalesce(o.zone, 'UTC') UNION ALL SELECT text FROM column_types) AS timezone,
+  (SELECT coalesce(o.offset_minutes, 0) UNION ALL SELECT integer FROM column_types)
+                                                     AS utc_offset_minutes
 FROM (SELECT 1) AS one
 LEFT JOIN (
   SELECT zone, offset_minutes FROM timezone_offsets
@@ -237,25 +243,26 @@ SELECT
   t.end_date                                         AS end_date,
   t.status                                           AS status,
   t.progress                                         AS progress,
-  CAST((SELECT json_group_array(member_id) FROM (
+  (SELECT json_group_array(member_id) FROM (
      SELECT a.member_id FROM task_assignees a WHERE a.task_id = t.id ORDER BY a.member_id
-   )) AS TEXT)                                       AS assignee_ids,
-  CAST((SELECT json_group_array(name) FROM (
+   ) UNION ALL SELECT text FROM column_types)        AS assignee_ids,
+  (SELECT json_group_array(name) FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
      LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
-   )) AS TEXT)                                       AS assignee_names,
-  CAST((SELECT group_concat(name, ', ') FROM (
+   ) UNION ALL SELECT text FROM column_types)        AS assignee_names,
+  (SELECT group_concat(name, ', ') FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
      LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
-   )) AS TEXT)                                       AS assignees,
+   ) UNION ALL SELECT text FROM column_types)        AS assignees,
   (SELECT t.status IS 'Done' UNION ALL SELECT boolean FROM column_types) AS is_done,
   (SELECT ifnull(t.status IS NOT 'Done' AND t.end_date < (SELECT day FROM v_today), 0)
    UNION ALL SELECT boolean FROM column_types)       AS is_overdue,
-  CAST(julianday(t.end_date) - julianday(t.start_date) + 1 AS INTEGER) AS duration_days,
+  (SELECT CAST(julianday(t.end_date) - julianday(t.start_date) + 1 AS INTEGER)
+   UNION ALL SELECT integer FROM column_types)       AS duration_days,
   t.updated_at                                       AS updated_at,
   t.synced_at                                        AS synced_at
 FROM tasks t
@@ -281,14 +288,15 @@ SELECT
   p.name                                             AS project_name,
   p.active                                           AS active,
   p.read_only_reason                                 AS read_only_reason,
-  CAST(coalesce(c.tasks, 0) AS INTEGER)              AS tasks,
-  CAST(coalesce(c.not_started, 0) AS INTEGER)        AS not_started,
-  CAST(coalesce(c.in_progress, 0) AS INTEGER)        AS in_progress,
-  CAST(coalesce(c.done, 0) AS INTEGER)               AS done,
-  CAST(coalesce(c.other_status, 0) AS INTEGER)       AS other_status,
-  CAST(round(100.0 * c.done / c.tasks, 1) AS REAL)   AS percent_done,
-  CAST(round(c.avg_progress, 1) AS REAL)             AS avg_progress,
-  CAST(coalesce(c.overdue, 0) AS INTEGER)            AS overdue,
+  (SELECT coalesce(c.tasks, 0) UNION ALL SELECT integer FROM column_types) AS tasks,
+  (SELECT coalesce(c.not_started, 0) UNION ALL SELECT integer FROM column_types) AS not_started,
+  (SELECT coalesce(c.in_progress, 0) UNION ALL SELECT integer FROM column_types) AS in_progress,
+  (SELECT coalesce(c.done, 0) UNION ALL SELECT integer FROM column_types) AS done,
+  (SELECT coalesce(c.other_status, 0) UNION ALL SELECT integer FROM column_types) AS other_status,
+  (SELECT round(100.0 * c.done / c.tasks, 1) UNION ALL SELECT real FROM column_types)
+                                                     AS percent_done,
+  (SELECT round(c.avg_progress, 1) UNION ALL SELECT real FROM column_types) AS avg_progress,
+  (SELECT coalesce(c.overdue, 0) UNION ALL SELECT integer FROM column_types) AS overdue,
   s.last_pass_at                                     AS last_sync_at
 FROM projects p
 LEFT JOIN (
@@ -313,29 +321,30 @@ SELECT
   p.name                                             AS project_name,
   t.name                                             AS task_name,
   t.end_date                                         AS end_date,
-  CAST(julianday((SELECT day FROM v_today)) - julianday(t.end_date) AS INTEGER) AS days_overdue,
+  (SELECT CAST(julianday((SELECT day FROM v_today)) - julianday(t.end_date) AS INTEGER)
+   UNION ALL SELECT integer FROM column_types)       AS days_overdue,
   t.status                                           AS status,
   t.progress                                         AS progress,
-  CAST((SELECT json_group_array(member_id) FROM (
+  (SELECT json_group_array(member_id) FROM (
      SELECT a.member_id FROM task_assignees a WHERE a.task_id = t.id ORDER BY a.member_id
-   )) AS TEXT)                                       AS assignee_ids,
-  CAST((SELECT json_group_array(name) FROM (
+   ) UNION ALL SELECT text FROM column_types)        AS assignee_ids,
+  (SELECT json_group_array(name) FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
      LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
-   )) AS TEXT)                                       AS assignee_names,
-  CAST((SELECT group_concat(name, ', ') FROM (
+   ) UNION ALL SELECT text FROM column_types)        AS assignee_names,
+  (SELECT group_concat(name, ', ') FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
      LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
-   )) AS TEXT)                                       AS assignees
+   ) UNION ALL SELECT text FROM column_types)        AS assignees
 FROM tasks t
 JOIN projects p ON p.id = t.project_id
 WHERE t.status IS NOT 'Done' AND t.end_date < (SELECT day FROM v_today);
 
--- One row per overdue task and assignee (one with NULL member for an unassigned task), to
+-- One row per overdue task and assignee (one with a NULL member for an unassigned task), to
 -- filter overdue work by person.
 CREATE VIEW v_overdue_assignments AS
 SELECT
@@ -344,7 +353,8 @@ SELECT
   p.name                                             AS project_name,
   t.name                                             AS task_name,
   t.end_date                                         AS end_date,
-  CAST(julianday((SELECT day FROM v_today)) - julianday(t.end_date) AS INTEGER) AS days_overdue,
+  (SELECT CAST(julianday((SELECT day FROM v_today)) - julianday(t.end_date) AS INTEGER)
+   UNION ALL SELECT integer FROM column_types)       AS days_overdue,
   t.status                                           AS status,
   t.progress                                         AS progress,
   a.member_id                                        AS member_id,
@@ -473,23 +483,30 @@ changes AS (
   FROM deltas d JOIN first_days f ON f.project_id = d.project_id
   GROUP BY 1, 2, 3
 ),
-statuses AS (SELECT DISTINCT project_id, status FROM changes)
+statuses AS (SELECT DISTINCT project_id, status FROM changes),
+totals AS (
+  SELECT
+    days.project_id, days.day, statuses.status,
+    sum(coalesce(c.delta, 0)) OVER running AS tasks,
+    sum(coalesce(c.days, 0)) OVER running AS task_days
+  FROM days
+  JOIN statuses ON statuses.project_id = days.project_id
+  LEFT JOIN changes c
+    ON c.project_id = days.project_id AND c.day = days.day AND c.status IS statuses.status
+  WINDOW running AS (
+    PARTITION BY days.project_id, statuses.status ORDER BY days.day
+    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+  )
+)
 SELECT
   p.id                                               AS project_id,
   p.name                                             AS project_name,
-  (SELECT days.day UNION ALL SELECT date FROM column_types) AS day,
-  CAST(statuses.status AS TEXT)                      AS status,
-  CAST(sum(coalesce(c.delta, 0)) OVER running AS INTEGER) AS tasks,
-  CAST(sum(coalesce(c.days, 0)) OVER running AS INTEGER) AS task_days
-FROM days
-JOIN projects p ON p.id = days.project_id
-JOIN statuses ON statuses.project_id = days.project_id
-LEFT JOIN changes c
-  ON c.project_id = days.project_id AND c.day = days.day AND c.status IS statuses.status
-WINDOW running AS (
-  PARTITION BY days.project_id, statuses.status ORDER BY days.day
-  ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-);
+  (SELECT x.day UNION ALL SELECT date FROM column_types) AS day,
+  (SELECT x.status UNION ALL SELECT text FROM column_types) AS status,
+  (SELECT x.tasks UNION ALL SELECT integer FROM column_types) AS tasks,
+  (SELECT CAST(x.task_days AS INTEGER) UNION ALL SELECT integer FROM column_types) AS task_days
+FROM totals x
+JOIN projects p ON p.id = x.project_id;
 
 -- One row per project member (and per assignee missing from the roster): open tasks, overdue
 -- tasks and open task-days (the inclusive length of each open task, counted for every assignee).
@@ -511,23 +528,25 @@ load AS (
   GROUP BY t.project_id, a.member_id
 )
 SELECT
-  people.project_id                                  AS project_id,
+  p.id                                               AS project_id,
   p.name                                             AS project_name,
-  people.member_id                                   AS member_id,
+  (SELECT people.member_id UNION ALL SELECT text FROM column_types) AS member_id,
   m.name                                             AS member_name,
   m.kind                                             AS member_kind,
-  CAST(coalesce(load.open_tasks, 0) AS INTEGER)      AS open_tasks,
-  CAST(coalesce(load.overdue_tasks, 0) AS INTEGER)   AS overdue_tasks,
-  CAST(coalesce(load.done_tasks, 0) AS INTEGER)      AS done_tasks,
-  CAST(coalesce(load.open_task_days, 0) AS INTEGER)  AS open_task_days
+  (SELECT coalesce(load.open_tasks, 0) UNION ALL SELECT integer FROM column_types) AS open_tasks,
+  (SELECT coalesce(load.overdue_tasks, 0) UNION ALL SELECT integer FROM column_types)
+                                                     AS overdue_tasks,
+  (SELECT coalesce(load.done_tasks, 0) UNION ALL SELECT integer FROM column_types) AS done_tasks,
+  (SELECT CAST(coalesce(load.open_task_days, 0) AS INTEGER)
+   UNION ALL SELECT integer FROM column_types)       AS open_task_days
 FROM people
 JOIN projects p ON p.id = people.project_id
 LEFT JOIN members m ON m.project_id = people.project_id AND m.id = people.member_id
 LEFT JOIN load ON load.project_id = people.project_id AND load.member_id = people.member_id;
 
--- One row per project member, ISO week (Monday to Sunday) and open task assigned that overlaps
--- the week, summed: open tasks and the task-days that fall inside the week. A task counts for
--- each of its assignees; a task longer than 3,653 days (ten years) counts for its first ten.
+-- One row per project member and ISO week (Monday to Sunday) that an open task assigned to them
+-- overlaps: how many such tasks, and their task-days that fall inside the week. A task counts
+-- for each of its assignees; a task longer than ten years (3,653 days) counts its first ten.
 CREATE VIEW v_member_week_load AS
 WITH RECURSIVE
 spans AS (
@@ -543,19 +562,23 @@ weeks (project_id, member_id, first_jd, last_jd, week_jd) AS (
   UNION ALL
   SELECT project_id, member_id, first_jd, last_jd, week_jd + 7 FROM weeks
   WHERE week_jd + 7 <= last_jd AND week_jd + 7 <= first_jd + 3653
+),
+load AS (
+  SELECT project_id, member_id, week_jd, count(*) AS open_tasks,
+    sum(min(last_jd, week_jd + 6) - max(first_jd, week_jd) + 1) AS task_days
+  FROM weeks GROUP BY project_id, member_id, week_jd
 )
 SELECT
-  w.project_id                                       AS project_id,
+  p.id                                               AS project_id,
   p.name                                             AS project_name,
-  w.member_id                                        AS member_id,
+  (SELECT x.member_id UNION ALL SELECT text FROM column_types) AS member_id,
   m.name                                             AS member_name,
-  CAST(strftime('%Y', w.week_jd + 3) || '-W'
-    || printf('%02d', (strftime('%j', w.week_jd + 3) - 1) / 7 + 1) AS TEXT) AS iso_week,
-  (SELECT date(w.week_jd) UNION ALL SELECT date FROM column_types) AS week_start,
-  CAST(count(*) AS INTEGER)                          AS open_tasks,
-  CAST(sum(min(w.last_jd, w.week_jd + 6) - max(w.first_jd, w.week_jd) + 1) AS INTEGER)
-                                                     AS task_days
-FROM weeks w
-JOIN projects p ON p.id = w.project_id
-LEFT JOIN members m ON m.project_id = w.project_id AND m.id = w.member_id
-GROUP BY w.project_id, w.member_id, w.week_jd;
+  (SELECT strftime('%Y', x.week_jd + 3) || '-W'
+      || printf('%02d', (strftime('%j', x.week_jd + 3) - 1) / 7 + 1)
+   UNION ALL SELECT text FROM column_types)          AS iso_week,
+  (SELECT date(x.week_jd) UNION ALL SELECT date FROM column_types) AS week_start,
+  (SELECT x.open_tasks UNION ALL SELECT integer FROM column_types) AS open_tasks,
+  (SELECT CAST(x.task_days AS INTEGER) UNION ALL SELECT integer FROM column_types) AS task_days
+FROM load x
+JOIN projects p ON p.id = x.project_id
+LEFT JOIN members m ON m.project_id = x.project_id AND m.id = x.member_id;

@@ -40,6 +40,9 @@ CREATE TABLE timezone_offsets (
   offset_minutes INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE column_types (
+  text      TEXT,
+  integer   INTEGER,
+  real      REAL,
   boolean   BOOLEAN,
   date      DATE,
   timestamp TIMESTAMP

@@ -139,10 +139,11 @@ function wideViewSql(wide: WideView, fields: ReadonlyArray<{ field: string; type
   return `CREATE VIEW ${wide.view} AS\nSELECT\n${columns.join(',\n')}\nFROM ${wide.table} t`;
 }
 
-/** A value with a declared type: CAST for INTEGER, REAL and TEXT; `column_types` for the rest. */
+/** A value with its declared type, lent by `column_types` (see schema.sql); numbers and text cast. */
 function typedValue(value: string, type: string): string {
-  if (type === 'INTEGER' || type === 'REAL' || type === 'TEXT') return `CAST(${value} AS ${type})`;
-  return `(SELECT ${value} UNION ALL SELECT ${type.toLowerCase()} FROM column_types)`;
+  const cast = type === 'INTEGER' || type === 'REAL' || type === 'TEXT';
+  const typed = cast ? `CAST(${value} AS ${type})` : value;
+  return `(SELECT ${typed} UNION ALL SELECT ${type.toLowerCase()} FROM column_types)`;
 }
 
 /** The field's name, or with `_2`, `_3`... when SQLite (case-blind) already has that column. */
