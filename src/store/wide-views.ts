@@ -16,7 +16,6 @@ interface WideView {
 
 /** The wide views, by the `record_kind` of `data_fields`. */
 export const WIDE_VIEWS: Readonly<Record<string, WideView>> = {
-  projects: { table: 'projects', view: 'v_projects_all', keys: [['project_id', 'id']] },
   tasks: {
     table: 'tasks',
     view: 'v_tasks_all',
@@ -25,6 +24,7 @@ export const WIDE_VIEWS: Readonly<Record<string, WideView>> = {
       ['project_id', 'project_id'],
     ],
   },
+  projects: { table: 'projects', view: 'v_projects_all', keys: [['project_id', 'id']] },
   members: {
     table: 'members',
     view: 'v_members_all',
