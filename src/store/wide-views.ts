@@ -93,7 +93,8 @@ export function refreshWideViews(db: Db): string[] {
   const rows = db
     .prepare<[], { kind: string; field: string; types: string }>(
       `SELECT record_kind AS kind, field, group_concat(value_type) AS types
-       FROM data_fields GROUP BY record_kind, field ORDER BY record_kind, lower(field), field`,
+       FROM data_fields GROUP BY record_kind, field
+       ORDER BY record_kind, lower(field), min(first_seen_at), field`,
     )
     .all();
   const existing = db.prepare<[string], string>(
