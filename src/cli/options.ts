@@ -6,17 +6,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { trustedCertificates, UsageError } from '../domain/index.js';
+import { isTimeZone, trustedCertificates, UsageError } from '../domain/index.js';
 
 /** The default mirror file. */
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
 const TOKEN_PREFIX = 'glt_';
 const CREDENTIAL_NAME = 'projmirror-token';
 
-/** Adds `--db` and `--log-level`, which even offline commands take. */
+/** Adds `--db`, `--log-level` and `--timezone`, which even offline commands take. */
 export function withStoreOptions(yargs: Argv): Argv {
   return yargs
     .option('db', { type: 'string', default: DEFAULT_DB_FILE, describe: 'the SQLite mirror file' })
+    .option('timezone', {
+      type: 'string',
+      describe:
+        'IANA time zone of "today" and "overdue" (Europe/Berlin); sync and run record it in the mirror for every reader (default: the mirror\'s, else UTC)',
+    })
     .option('log-level', {
       type: 'string',
       default: 'info',
@@ -143,6 +148,17 @@ function readSecretFile(file: string, source: string): string {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new UsageError(`cannot read ${source}: ${reason}`);
   }
+}
+
+/** Checks `--timezone`: undefined when not given, else a zone the platform knows. */
+export function parseTimeZone(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !isTimeZone(value)) {
+    throw new UsageError(
+      `--timezone ${JSON.stringify(value)} is not an IANA time zone (such as Europe/Berlin or UTC)`,
+    );
+  }
+  return value;
 }
 
 /** Splits `--projects a,b` into ids; undefined means every project the token lists. */

@@ -7,7 +7,8 @@ import { createLogger } from '../daemon/logger.js';
 import { StoreError } from '../domain/index.js';
 import { wireEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
 import { openDatabase, type Db } from '../store/database.js';
-import { resolveRemoteSettings, type RemoteSettings } from './options.js';
+import { recordTimeZone } from '../store/timezone.js';
+import { parseTimeZone, resolveRemoteSettings, type RemoteSettings } from './options.js';
 
 /** An open command session. */
 export interface Session {
@@ -24,6 +25,7 @@ export function openSession(
   engineOptions: Omit<EngineOptions, 'db' | 'logger'> = {},
 ): Session {
   const settings = resolveRemoteSettings(args);
+  const timezone = parseTimeZone(args['timezone']);
   const logger = createLogger({
     level: String(args['logLevel'] ?? 'info'),
     secret: settings.token,
@@ -33,6 +35,7 @@ export function openSession(
   let engine: Engine;
   try {
     assertWritable(db, file);
+    if (timezone !== undefined) recordTimeZone(db, timezone, Date.now());
     engine = wireEngine(
       {
         baseUrl: settings.baseUrl,

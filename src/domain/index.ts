@@ -7,3 +7,4 @@ export * from './remote.js';
 export * from './routes.js';
 export * from './tls.js';
 export * from './manual-clock.js';
+export * from './timezone.js';

@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'n
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
 import type { Db } from '../store/database.js';
-import { csvLines, jsonLines } from './format.js';
+import { csvLines, jsonLines, type CsvOptions } from './format.js';
 import { iterateView, REPORT_VIEW_NAMES, type ReportViewName, type ViewFilter } from './views.js';
 
 /** The file formats of `export`. */
@@ -19,7 +19,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** Pieces of text gathered before one write, in characters. */
 export const WRITE_CHUNK_CHARS = 64 * 1024;
 
-export interface ExportOptions extends ViewFilter {
+export interface ExportOptions extends ViewFilter, CsvOptions {
   format: ExportFormat;
   /** The directory to write into, created when missing. */
   dir: string;
@@ -55,13 +55,14 @@ function exportView(db: Db, view: ReportViewName, options: ExportOptions): Expor
       yield row;
     }
   })();
-  const pieces = options.format === 'csv' ? csvLines(columns, counted) : jsonLines(counted);
+  const pieces =
+    options.format === 'csv' ? csvLines(columns, counted, options) : jsonLines(counted);
   writeWhole(path, pieces);
   return { view, path, rows: count };
 }
 
 /** Writes `pieces` to `path` through a temporary file renamed over it at the end. */
-function writeWhole(path: string, pieces: Iterable<string>): void {
+export function writeWhole(path: string, pieces: Iterable<string>): void {
   const partial = `${path}.partial`;
   let fd: number | undefined;
   try {
