@@ -26,6 +26,11 @@ export function day(offset: number): string {
   return new Date(todayMs() + offset * MS_PER_DAY).toISOString().slice(0, 10);
 }
 
+/** A zone whose calendar day differs from UTC's at `now` (UTC+14 or UTC-11). */
+export function zoneOffTheUtcDay(now = Date.now()): string {
+  return new Date(now).getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+}
+
 /** Two projects: Alpha with five tasks and two people, Bravo with three tasks and one person. */
 export function reportFixture(): SimFixture {
   return {
