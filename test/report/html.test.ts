@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The HTML report in a real browser: the system's headless Chromium (Debian's `chromium`, which
  * .ci/run installs when it is missing) loads the file from disk, driven by playwright-core.
