@@ -81,7 +81,7 @@ describe('report --html in headless Chromium', () => {
     const drawn = await charts.evaluateAll((svgs) =>
       svgs.map((svg) => {
         const box = svg.getBoundingClientRect();
-        const marks = [...svg.querySelectorAll('.mark')].map((mark) =>
+        const marks = Array.from(svg.querySelectorAll('.mark')).map((mark) =>
           (mark as SVGGraphicsElement).getBBox(),
         );
         return {
