@@ -68,8 +68,15 @@ const VALUE_TYPE_SQL = `CASE j.type
 /** Creates the triggers, notes the fields of the rows already held, and creates the views. */
 export function installWideViews(db: Db): void {
   for (const [kind, { table }] of Object.entries(WIDE_VIEWS)) {
-    const note = `INSERT OR IGNORE INTO data_fields
-  SELECT '${kind}', j.key, ${VALUE_TYPE_SQL}, new.synced_at FROM json_each(new.data) j;`;
+    // Not INSERT OR IGNORE: a trigger takes the conflict policy of the statement that fired it,
+    // and an upsert of the row would turn the IGNORE into an error.
+    const note = `INSERT INTO data_fields
+  SELECT '${kind}', seen.key, seen.value_type, new.synced_at
+  FROM (SELECT j.key, ${VALUE_TYPE_SQL} AS value_type FROM json_each(new.data) j) seen
+  WHERE NOT EXISTS (
+    SELECT 1 FROM data_fields f
+    WHERE f.record_kind = '${kind}' AND f.field = seen.key AND f.value_type = seen.value_type
+  );`;
     db.exec(`CREATE TRIGGER IF NOT EXISTS ${table}_fields_after_insert AFTER INSERT ON ${table}
 BEGIN
   ${note}

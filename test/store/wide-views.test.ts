@@ -38,6 +38,9 @@ describe('wide views: every field of data is a column', () => {
       'cost (EUR)': 12.5,
     });
     Object.assign(second!, { priority: 3.5, progress: 12.5 } satisfies Partial<Task> & object);
+    // Projects and lists are written by upserts: their fields are noted all the same.
+    Object.assign(remote.projects.get('p1')!, { client: 'ACME', startsOn: '2026-01-05' });
+    remote.members.set('p1', [{ id: 'm1', name: 'Ada', kind: 'person', hourlyRate: 80 }]);
     expect(columns(db, 'v_tasks_all')).not.toHaveProperty('priority');
     await clock.advance(60_000);
     await mirror.syncProject('p1');
@@ -50,6 +53,9 @@ describe('wide views: every field of data is a column', () => {
       'cost (EUR)': 'REAL',
       progress: 'REAL',
     });
+    expect(columns(db, 'v_projects_all')).toMatchObject({ client: 'TEXT', startsOn: 'DATE' });
+    expect(columns(db, 'v_members_all')).toMatchObject({ hourlyRate: 'INTEGER' });
+    expect(db.prepare(`SELECT client FROM v_projects_all`).pluck().get()).toBe('ACME');
     const row = db.prepare(`SELECT * FROM v_tasks_all WHERE task_id = ?`).get(first!.id) as Record<
       string,
       unknown

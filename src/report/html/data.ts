@@ -41,16 +41,45 @@ export function gatherHtmlReport(
 ): HtmlReportData {
   return db.transaction(() => {
     const today = reportToday(db);
+    // Each of these views is computed whole: read once, then split by project.
+    const daily = byProject(readView(db, 'v_task_status_daily', options).rows);
+    const weekly = byProject(readView(db, 'v_member_week_load', options).rows);
     const projects = readView(db, 'v_project_progress', options, 'project_name COLLATE NOCASE')
       .rows.slice(0, options.limit)
-      .map((progress) => projectPage(db, progress, today.day, options.limit));
+      .map((progress) => {
+        const id = String(progress['project_id']);
+        const overdue = readView(
+          db,
+          'v_overdue_tasks',
+          { projectId: id },
+          OVERDUE_ORDER,
+          Math.min(options.limit ?? PAGE_OVERDUE_ROWS, PAGE_OVERDUE_ROWS),
+        );
+        return {
+          ...statusSeries(daily.get(id) ?? []),
+          ...weekLoad(weekly.get(id) ?? [], today.day),
+          progress,
+          overdue: overdue.rows,
+          overdueTotal: Number(progress['overdue'] ?? 0),
+        };
+      });
     return { ...today, projects };
   })();
 }
 
-function projectPage(db: Db, progress: Row, today: string, limit?: number): ProjectPage {
-  const filter = { projectId: String(progress['project_id']) };
-  const daily = readView(db, 'v_task_status_daily', filter).rows;
+const OVERDUE_ORDER = 'end_date, task_name, task_id';
+
+function byProject(rows: Row[]): Map<string, Row[]> {
+  const map = new Map<string, Row[]>();
+  for (const row of rows) {
+    const id = String(row['project_id']);
+    map.set(id, [...(map.get(id) ?? []), row]);
+  }
+  return map;
+}
+
+/** The days of a project's history, its open tasks and task-days per day, and each status's counts. */
+function statusSeries(daily: Row[]) {
   const days = [...new Set(daily.map((row) => String(row['day'])))].sort();
   const dayIndex = new Map(days.map((day, i) => [day, i]));
   const openTasks = days.map(() => 0);
@@ -68,22 +97,16 @@ function projectPage(db: Db, progress: Row, today: string, limit?: number): Proj
     values[i] = tasks;
     byStatus.set(status, values);
   }
-  const overdue = readView(db, 'v_overdue_tasks', filter, 'end_date, task_name, task_id', limit);
   return {
-    progress,
     days,
     openTasks,
     openTaskDays,
     statuses: orderStatuses([...byStatus].map(([label, values]) => ({ label, values }))),
-    ...weekLoad(db, filter.projectId, today),
-    overdue: overdue.rows.slice(0, PAGE_OVERDUE_ROWS),
-    overdueTotal: Number(progress['overdue'] ?? 0),
   };
 }
 
 /** The heat map's weeks around today and each member's task-days in them. */
-function weekLoad(db: Db, projectId: string, today: string) {
-  const rows = readView(db, 'v_member_week_load', { projectId }).rows;
+function weekLoad(rows: Row[], today: string) {
   const todayMs = Date.parse(`${today}T00:00:00Z`);
   const span = HEAT_MAP_WEEKS_AROUND_TODAY * 7 * 86_400_000;
   const near = rows.filter((row) => {
