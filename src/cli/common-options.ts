@@ -37,6 +37,14 @@ export const COMMON_OPTIONS = {
       describe: 'pino log level; JSON lines on stdout (readable lines on a terminal)',
     },
   },
+  timezone: {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      describe:
+        'IANA time zone of "today" and "overdue" (Europe/Berlin); sync and run record it in the mirror for every reader (default: the mirror\'s, else UTC)',
+    },
+  },
   'base-url': {
     json: 'string',
     yargs: { type: 'string', describe: 'service base URL, ending in /v1' },
@@ -109,7 +117,7 @@ export const COMMON_OPTIONS = {
 export type CommonOptionName = keyof typeof COMMON_OPTIONS;
 
 /** What the commands that only read or edit the mirror file use. */
-export const STORE_OPTIONS: readonly CommonOptionName[] = ['db', 'log-level'];
+export const STORE_OPTIONS: readonly CommonOptionName[] = ['db', 'log-level', 'timezone'];
 /** What the commands that talk to the service use. */
 export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   ...STORE_OPTIONS,

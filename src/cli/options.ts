@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { trustedCertificates, UsageError } from '../domain/index.js';
+import { isTimeZone, trustedCertificates, UsageError } from '../domain/index.js';
 import { readSmallFile } from '../domain/small-file.js';
 import {
   CONFIG_TOKEN_FILE,
@@ -138,6 +138,17 @@ function readSecretFile(file: string, source: string, warn: (line: string) => vo
     warn(`${source} is accessible by group or others (mode ${octal}); chmod 600 it`);
   }
   return text;
+}
+
+/** Checks `--timezone`: undefined when not given, else a zone the platform knows. */
+export function parseTimeZone(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !isTimeZone(value)) {
+    throw new UsageError(
+      `--timezone ${JSON.stringify(value)} is not an IANA time zone (such as Europe/Berlin or UTC)`,
+    );
+  }
+  return value;
 }
 
 /** Splits `--projects a,b` into ids; undefined means every project the token lists. */

@@ -5,7 +5,8 @@
 import pino, { type Logger } from 'pino';
 import { createLogger, stdoutIsJournal } from '../daemon/logger.js';
 import { wireEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
-import { resolveRemoteSettings, type RemoteSettings } from './options.js';
+import { recordTimeZone } from '../store/timezone.js';
+import { parseTimeZone, resolveRemoteSettings, type RemoteSettings } from './options.js';
 import { TerminalLogLines } from './progress.js';
 
 /** An open command session. */
@@ -55,6 +56,7 @@ export function openSession(
   engineOptions: Omit<EngineOptions, 'db' | 'logger'> = {},
 ): Session {
   const settings = resolveRemoteSettings(args);
+  const timezone = parseTimeZone(args['timezone']);
   const { logger, logLines } = openCommandLogger(args, settings.token);
   const engine = wireEngine(
     {
@@ -65,5 +67,12 @@ export function openSession(
     },
     { ...engineOptions, db: String(args['db']), logger },
   );
+  try {
+    // Readers of the mirror (BI tools, report) take "today" from the zone recorded here.
+    if (timezone !== undefined) recordTimeZone(engine.db, timezone, Date.now());
+  } catch (error) {
+    void engine.close();
+    throw error;
+  }
   return { settings, logger, logLines, engine, close: () => engine.close() };
 }

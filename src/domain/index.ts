@@ -9,3 +9,4 @@ export * from './tls.js';
 export * from './manual-clock.js';
 export * from './validate.js';
 export * from './changes.js';
+export * from './timezone.js';

@@ -23,6 +23,7 @@ import {
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { RecordKind } from '../store/project-records.js';
+import { refreshWideViews } from '../store/wide-views.js';
 import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
@@ -144,6 +145,8 @@ export class MirrorWriter {
         store.records[kind].replace(projectId, plan.lists[kind], context, guard.lists[kind]);
       }
       bookkeeping();
+      // A field the service sent for the first time becomes a column of the wide views.
+      refreshWideViews(store.db);
     });
   }
 

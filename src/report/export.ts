@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'n
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
 import type { Db } from '../store/database.js';
-import { csvLines, jsonLines } from './format.js';
+import { csvLines, jsonLines, type CsvOptions } from './format.js';
 import { iterateView, REPORT_VIEW_NAMES, type ReportViewName, type ViewFilter } from './views.js';
 
 /** The file formats of `export`. */
@@ -20,7 +20,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** Pieces of text gathered before one write, in characters. */
 export const WRITE_CHUNK_CHARS = 64 * 1024;
 
-export interface ExportOptions extends ViewFilter {
+export interface ExportOptions extends ViewFilter, CsvOptions {
   format: ExportFormat;
   /** The directory to write into, created when missing. */
   dir: string;
@@ -56,7 +56,8 @@ function exportView(db: Db, view: ReportViewName, options: ExportOptions): Expor
       yield row;
     }
   })();
-  const pieces = options.format === 'csv' ? csvLines(columns, counted) : jsonLines(counted);
+  const pieces =
+    options.format === 'csv' ? csvLines(columns, counted, options) : jsonLines(counted);
   try {
     writeWhole(path, pieces);
   } finally {
@@ -71,7 +72,7 @@ function exportView(db: Db, view: ReportViewName, options: ExportOptions): Expor
  * file has a fresh, unpredictable name and is created exclusively (`wx`): a symlink or file
  * planted by another user in the directory is never followed nor overwritten.
  */
-function writeWhole(path: string, pieces: Iterable<string>): void {
+export function writeWhole(path: string, pieces: Iterable<string>): void {
   const partial = `${path}.${randomBytes(8).toString('hex')}.partial`;
   let fd: number | undefined;
   let created = false;

@@ -1,35 +1,58 @@
 /**
- * How rows become text: CSV (RFC 4180), JSON (an array of objects, one per line) and an aligned
- * table for a terminal. CSV and JSON keep the views' column names and values; the table is for
- * people (labels, `-` for NULL, control characters escaped, long text cut).
+ * How rows become text: CSV (RFC 4180, written by csv-stringify), JSON (an array of objects, one
+ * per line) and an aligned table for a terminal. CSV and JSON keep the views' column names and
+ * values; the table is for people (labels, `-` for NULL, control characters escaped, long text
+ * cut, widths as displayed).
  */
+import { stringify } from 'csv-stringify/sync';
+import stringWidth from 'string-width';
 import { printable } from '../domain/index.js';
 import type { Row, SqlValue } from './views.js';
 
 /** RFC 4180 line break. */
 export const CSV_EOL = '\r\n';
-/** The widest a table cell grows before it is cut with an ellipsis, in characters. */
+/** The UTF-8 byte order mark, which tells Excel the file is UTF-8. */
+export const UTF8_BOM = '\uFEFF';
+/** Rows handed to the CSV writer at a time. */
+export const CSV_BATCH_ROWS = 1_000;
+/** The widest a table cell grows before it is cut with an ellipsis, in terminal columns. */
 export const MAX_CELL_WIDTH = 40;
 /** Spaces between table columns. */
 const COLUMN_GAP = '  ';
 const NULL_CELL = '-';
 
-/** One CSV field: NULL as empty, quoted when it holds a comma, quote, CR or LF. */
-export function csvField(value: SqlValue): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+/** How CSV is written. */
+export interface CsvOptions {
+  /** Start with a UTF-8 byte order mark (Excel then reads accents and CJK right). */
+  bom?: boolean;
 }
 
-/** One CSV record, with its line break. */
-export function csvLine(values: readonly SqlValue[]): string {
-  return values.map(csvField).join(',') + CSV_EOL;
-}
-
-/** The lines of a CSV document: the header, then one record per row. */
-export function* csvLines(columns: readonly string[], rows: Iterable<Row>): Generator<string> {
-  yield csvLine(columns);
-  for (const row of rows) yield csvLine(columns.map((column) => row[column] ?? null));
+/**
+ * The lines of a CSV document: the header, then one record per row. A cell starting with `=`,
+ * `+`, `-` or `@` (and a text cell starting with a tab or CR) is written with a leading `'`, so a
+ * spreadsheet shows it as text instead of running it as a formula; negative numbers stay numbers.
+ */
+export function* csvLines(
+  columns: readonly string[],
+  rows: Iterable<Row>,
+  options: CsvOptions = {},
+): Generator<string> {
+  const write = (records: SqlValue[][]) =>
+    stringify(records, {
+      record_delimiter: CSV_EOL,
+      quote_record_delimiter: true,
+      escape_formulas: true,
+    });
+  yield (options.bom ? UTF8_BOM : '') + write([[...columns]]);
+  let batch: SqlValue[][] = [];
+  for (const row of rows) {
+    batch.push(columns.map((column) => row[column] ?? null));
+    if (batch.length >= CSV_BATCH_ROWS) {
+      yield write(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield write(batch);
 }
 
 /** The pieces of a JSON array of objects, one object per line. */
@@ -50,17 +73,17 @@ export interface TableColumn {
   right?: boolean;
 }
 
-/** Renders rows as an aligned text table with a header line. */
+/** Renders rows as an aligned text table with a header line; widths as a terminal shows them. */
 export function renderTable(columns: readonly TableColumn[], rows: readonly Row[]): string {
   const cells = rows.map((row) => columns.map((column) => cellText(row[column.key] ?? null)));
   const widths = columns.map((column, i) =>
-    Math.max(column.label.length, ...cells.map((line) => (line[i] as string).length)),
+    Math.max(stringWidth(column.label), ...cells.map((line) => stringWidth(line[i] as string))),
   );
   const format = (values: readonly string[]) =>
     values
       .map((value, i) => {
-        const width = widths[i] as number;
-        return columns[i]?.right ? value.padStart(width) : value.padEnd(width);
+        const padding = ' '.repeat((widths[i] as number) - stringWidth(value));
+        return columns[i]?.right ? padding + value : value + padding;
       })
       .join(COLUMN_GAP)
       .trimEnd();
@@ -68,8 +91,19 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly Row[
   return [header, ...cells.map(format)].join('\n') + '\n';
 }
 
-/** A cell as shown: control characters escaped (the text comes from the service), then cut. */
+/**
+ * A cell as shown on one line: control characters escaped (the text comes from the service), cut
+ * to `MAX_CELL_WIDTH` columns (a wide character counts two).
+ */
 function cellText(value: SqlValue): string {
   if (value === null) return NULL_CELL;
-  return printable(String(value), MAX_CELL_WIDTH);
+  // Escaping first keeps a newline or ESC visible; the head alone is escaped for huge text.
+  const text = printable(String(value), MAX_CELL_WIDTH * 4);
+  if (stringWidth(text) <= MAX_CELL_WIDTH) return text;
+  let cut = '';
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    if (stringWidth(cut + segment) > MAX_CELL_WIDTH - 1) break;
+    cut += segment;
+  }
+  return `${cut}…`;
 }

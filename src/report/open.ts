@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { UsageError } from '../domain/index.js';
 import { openDatabase, type Db } from '../store/database.js';
+import { SCHEMA_VERSION } from '../store/migrations.js';
 import { REPORT_VIEW_NAMES } from './views.js';
 
 /** Opens `file` read-only; a missing file or one without the reporting views is a usage error. */
@@ -18,6 +19,12 @@ export function openMirrorForReading(file: string): Db {
       db.prepare<[], string>(`SELECT name FROM sqlite_master WHERE type = 'view'`).pluck().all(),
     );
     const missing = REPORT_VIEW_NAMES.filter((view) => !present.has(view));
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (missing.length > 0 && version > 0 && version < SCHEMA_VERSION) {
+      throw new UsageError(
+        `--db ${file} is at schema version ${version}; run projmirror sync once to migrate it to ${SCHEMA_VERSION}`,
+      );
+    }
     if (missing.length > 0) {
       throw new UsageError(
         `--db ${file} is not a projmirror mirror with reporting views (missing ${missing.join(', ')})`,

@@ -3,17 +3,17 @@
  * transaction (one snapshot, even while the daemon writes), rendered for people or programs.
  */
 import type { Db } from '../store/database.js';
-import { csvLines, jsonLines, renderTable, type TableColumn } from './format.js';
+import { csvLines, jsonLines, renderTable, type CsvOptions, type TableColumn } from './format.js';
 import {
   readView,
-  reportDay,
+  reportToday,
   type Row,
   type SqlValue,
   type ViewFilter,
   type ViewRows,
 } from './views.js';
 
-/** The output formats of `report`. */
+/** The output formats of `report` (`--html` writes a page besides). */
 export const REPORT_FORMATS = ['table', 'csv', 'json'] as const;
 
 /** One of `REPORT_FORMATS`. */
@@ -21,10 +21,20 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** What a report shows: `v_project_progress` and `v_overdue_tasks` rows, as of `day`. */
 export interface Report {
-  /** Today (UTC) as the views saw it: tasks ending before it and not done are overdue. */
+  /** Today as the views saw it: tasks ending before it and not done are overdue. */
   day: string;
+  /** The time zone today is taken in. */
+  timezone: string;
   progress: ViewRows;
   overdue: ViewRows;
+  /** Projects and overdue tasks in all, `--limit` or not. */
+  totals: { projects: number; overdue: number };
+}
+
+/** Which rows a report reads. */
+export interface ReportOptions extends ViewFilter {
+  /** At most this many projects, and this many overdue tasks. */
+  limit?: number | undefined;
 }
 
 /** The columns of a project's row kept out of each of its nested overdue tasks in JSON. */
@@ -54,16 +64,22 @@ const OVERDUE_TABLE: TableColumn[] = [
   { key: 'days_overdue', label: 'DAYS LATE', right: true },
   { key: 'status', label: 'STATUS' },
   { key: 'progress', label: 'PROGRESS', right: true },
-  { key: 'assignee_names', label: 'ASSIGNEES' },
+  { key: 'assignees', label: 'ASSIGNEES' },
 ];
 
-/** Reads the report of every project, or of `filter.projectId`, in one snapshot. */
-export function buildReport(db: Db, filter: ViewFilter = {}): Report {
-  return db.transaction(() => ({
-    day: reportDay(db),
-    progress: readView(db, 'v_project_progress', filter, PROGRESS_ORDER),
-    overdue: readView(db, 'v_overdue_tasks', filter, OVERDUE_ORDER),
-  }))();
+/** Reads the report of every project, or of `options.projectId`, in one snapshot. */
+export function buildReport(db: Db, options: ReportOptions = {}): Report {
+  return db.transaction(() => {
+    const all = readView(db, 'v_project_progress', options, PROGRESS_ORDER);
+    const overdue = all.rows.reduce((sum, row) => sum + Number(row['overdue'] ?? 0), 0);
+    const { limit } = options;
+    return {
+      ...reportToday(db),
+      progress: { columns: all.columns, rows: all.rows.slice(0, limit) },
+      overdue: readView(db, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
+      totals: { projects: all.rows.length, overdue },
+    };
+  })();
 }
 
 /**
@@ -71,12 +87,12 @@ export function buildReport(db: Db, filter: ViewFilter = {}): Report {
  * table alone (one RFC 4180 table; overdue tasks are in `export`). `json`: an array of the
  * projects' progress objects, each with its `overdue_tasks` array.
  */
-export function renderReport(report: Report, format: ReportFormat): string {
+export function renderReport(report: Report, format: ReportFormat, csv: CsvOptions = {}): string {
   switch (format) {
     case 'table':
       return renderReportTable(report);
     case 'csv':
-      return [...csvLines(report.progress.columns, report.progress.rows)].join('');
+      return [...csvLines(report.progress.columns, report.progress.rows, csv)].join('');
     case 'json':
       return [...jsonLines(nestOverdue(report))].join('');
   }
@@ -104,7 +120,7 @@ export function nestOverdue(report: Report): ProjectReportObject[] {
 }
 
 function renderReportTable(report: Report): string {
-  const { progress, overdue, day } = report;
+  const { progress, overdue, day, timezone, totals } = report;
   const hasOther = progress.rows.some((row) => Number(row['other_status']) > 0);
   const columns = PROGRESS_TABLE.filter((column) => column.key !== 'other_status' || hasOther);
   const rows = progress.rows.map((row) => ({
@@ -112,12 +128,19 @@ function renderReportTable(report: Report): string {
     last_sync_at: shortTime(row['last_sync_at']),
   }));
   const parts = [
-    `Project progress (${progress.rows.length} ${plural(progress.rows.length, 'project')}, ${day} UTC)`,
+    `Project progress (${totals.projects} ${plural(totals.projects, 'project')}, ${day} ${timezone})`,
     progress.rows.length > 0 ? renderTable(columns, rows) : 'No project in the mirror.\n',
-    `Overdue tasks: ${overdue.rows.length} (not Done, end date before ${day})`,
   ];
+  if (progress.rows.length < totals.projects)
+    parts.push(more(totals.projects, progress.rows.length));
+  parts.push(`Overdue tasks: ${totals.overdue} (not Done, end date before ${day})`);
   if (overdue.rows.length > 0) parts.push(renderTable(OVERDUE_TABLE, overdue.rows));
+  if (overdue.rows.length < totals.overdue) parts.push(more(totals.overdue, overdue.rows.length));
   return parts.join('\n').replace(/\n*$/, '\n');
+}
+
+function more(total: number, shown: number): string {
+  return `... and ${total - shown} more (--limit ${shown})\n`;
 }
 
 /** `2026-11-21T09:30:12.345Z` as `2026-11-21 09:30`. */

@@ -21,8 +21,11 @@ export const REPORT_VIEWS = {
   v_project_progress: 'project_id',
   v_tasks: 'project_id, task_id',
   v_overdue_tasks: 'project_id, end_date, task_id',
+  v_overdue_assignments: 'project_id, end_date, task_id, member_id',
   v_member_workload: 'project_id, member_id',
+  v_member_week_load: 'project_id, member_id, week_start',
   v_task_status_daily: 'project_id, day, status',
+  v_dependencies: 'project_id, dependency_id',
 } as const;
 
 /** The name of a reporting view. */
@@ -36,14 +39,15 @@ export interface ViewFilter {
   projectId?: string | undefined;
 }
 
-/** Reads a whole view in its stable order (or `orderBy`), optionally for one project. */
+/** Reads a view in its stable order (or `orderBy`), optionally for one project, at most `limit` rows. */
 export function readView(
   db: Db,
   view: ReportViewName,
   filter: ViewFilter = {},
   orderBy: string = REPORT_VIEWS[view],
+  limit?: number,
 ): ViewRows {
-  const { columns, statement, params } = prepareView(db, view, filter, orderBy);
+  const { columns, statement, params } = prepareView(db, view, filter, orderBy, limit);
   return { columns, rows: statement.all(params) };
 }
 
@@ -57,10 +61,17 @@ export function iterateView(
   return { columns, rows: statement.iterate(params) };
 }
 
-function prepareView(db: Db, view: ReportViewName, filter: ViewFilter, orderBy: string) {
+function prepareView(
+  db: Db,
+  view: ReportViewName,
+  filter: ViewFilter,
+  orderBy: string,
+  limit?: number,
+) {
   const byProject = filter.projectId !== undefined;
   const statement = db.prepare<{ projectId?: string }, Row>(
-    `SELECT * FROM ${view} ${byProject ? 'WHERE project_id = @projectId' : ''} ORDER BY ${orderBy}`,
+    `SELECT * FROM ${view} ${byProject ? 'WHERE project_id = @projectId' : ''} ORDER BY ${orderBy}
+     ${limit === undefined ? '' : `LIMIT ${Math.floor(limit)}`}`,
   );
   return {
     columns: statement.columns().map((column) => column.name),
@@ -69,7 +80,9 @@ function prepareView(db: Db, view: ReportViewName, filter: ViewFilter, orderBy: 
   };
 }
 
-/** Today as the views see it: SQLite's `date('now')`, a UTC calendar day. */
-export function reportDay(db: Db): string {
-  return db.prepare<[], string>(`SELECT date('now')`).pluck().get() as string;
+/** Today as the views see it (`v_today`): the calendar day and the time zone it is taken in. */
+export function reportToday(db: Db): { day: string; timezone: string } {
+  return db
+    .prepare<[], { day: string; timezone: string }>(`SELECT day, timezone FROM v_today`)
+    .get()!;
 }

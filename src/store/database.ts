@@ -9,7 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { StoreError, UsageError } from '../domain/index.js';
+import { rebuildDerivedObjects } from './derived-objects.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { installWideViews } from './wide-views.js';
 
 export type Db = Database.Database;
 
@@ -128,15 +130,27 @@ export function migrate(db: Db): void {
       `database schema version ${version} is newer than this projmirror (${SCHEMA_VERSION})`,
     );
   }
-  db.transaction(() => {
-    if (version === 0) {
-      db.exec(readSchema());
-    } else {
-      for (const step of MIGRATIONS.slice(version - 1)) db.exec(step);
-    }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    db.pragma(`application_id = ${APPLICATION_ID}`);
-  }).immediate();
+  // A step may rebuild a table (SQLite cannot retype a column in place): dropping the old copy
+  // must not cascade into the tables that reference it, so foreign keys are off meanwhile.
+  db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      if (version === 0) {
+        db.exec(readSchema());
+        installWideViews(db);
+      } else {
+        for (const step of MIGRATIONS.slice(version - 1)) {
+          if (typeof step === 'string') db.exec(step);
+          else step(db);
+        }
+        rebuildDerivedObjects(db);
+      }
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }
 
 /** Marks a mirror made before the mark, when the file can be written (else it stays as it is). */

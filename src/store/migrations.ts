@@ -1,8 +1,20 @@
 /**
- * Schema versions. Version 1 is `schema.sql` as a whole; each later entry is the SQL that moves a
- * mirror from the version before it, applied in order inside one transaction.
+ * Schema versions. Version 1 is the first `schema.sql`; each later entry is the step that moves a
+ * mirror from the version before it, applied in order inside one transaction, with foreign keys
+ * off. A step changes tables only: views, triggers, indexes and the full-text index are then made
+ * again from the current `schema.sql` (`derived-objects.ts`). A fresh mirror is `schema.sql` as a
+ * whole, which always describes the latest version.
  */
-export const MIGRATIONS: readonly string[] = [];
+import type { Db } from './database.js';
+import { typedColumnsStep } from './typed-columns-step.js';
 
-/** The version a freshly created mirror is at: `schema.sql` plus every migration. */
+/** One step between versions: SQL, or a function where SQL alone cannot say it. */
+export type Migration = string | ((db: Db) => void);
+
+export const MIGRATIONS: readonly Migration[] = [
+  // 1 -> 2: declared types BI tools map, tasks.updated_at in UTC, the analysts' tables (issue 13).
+  typedColumnsStep,
+];
+
+/** The version a mirror is at once migrated: 1 plus one per step. */
 export const SCHEMA_VERSION = 1 + MIGRATIONS.length;

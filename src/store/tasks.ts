@@ -2,7 +2,7 @@
 import type { JsonObject, Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { TaskHistoryRepository, trackedChanges } from './task-history.js';
-import { assigneesOf, numberColumn, textColumn } from './values.js';
+import { assigneesOf, numberColumn, textColumn, timestampColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
 /** What the mirror holds of one task. */
@@ -123,7 +123,7 @@ function columns(
     textColumn(task.endDate),
     textColumn(task.status),
     numberColumn(task.progress),
-    textColumn(task.updatedAt),
+    timestampColumn(task.updatedAt),
   ];
 }
 

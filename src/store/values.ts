@@ -6,6 +6,23 @@ export function textColumn(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+/** An ISO-8601 date-time, with an optional zone (none means UTC); a date alone is midnight UTC. */
+const ISO_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * A timestamp column: an ISO-8601 time the service sent, normalized to the mirror's one form
+ * (UTC with milliseconds, as `isoTime` writes); NULL when it is not such a time.
+ */
+export function timestampColumn(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const match = ISO_TIME.exec(value.trim());
+  if (match === null) return null;
+  const text = value.trim().replace(' ', 'T');
+  const ms = Date.parse(text.length > 10 && match[1] === undefined ? `${text}Z` : text);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
 /** A numeric column: the value when it is a finite number, else NULL. */
 export function numberColumn(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;

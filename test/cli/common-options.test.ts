@@ -70,6 +70,7 @@ describe('the common options', () => {
       config,
       db: join(dir, 'm.sqlite'),
       'log-level': 'info',
+      timezone: 'Europe/Berlin',
       'base-url': sim.baseUrl,
       'token-file': tokenFile,
       'ca-file': sim.caFile ?? '',

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPORT_VIEW_NAMES } from '../../src/report/index.js';
+import { REPORT_VIEW_NAMES, REPORT_VIEWS, UTF8_BOM } from '../../src/report/index.js';
 import type { Db } from '../../src/store/database.js';
 import { runCli, type CliRun } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { asCsvRow, csvObjects } from './csv.js';
-import { buildReportMirror } from './mirror.js';
+import { buildReportMirror, zoneOffTheUtcDay } from './mirror.js';
 
 function expectOk(run: CliRun): void {
   expect(run.stderr).toBe('');
@@ -56,13 +56,7 @@ describe('projmirror report and export (child process, read-only beside an open 
 
   it('export: one file per view, CSV and JSON, each matching its view row for row', async () => {
     const { db, file } = await buildReportMirror();
-    const order: Record<string, string> = {
-      v_project_progress: 'project_id',
-      v_tasks: 'project_id, task_id',
-      v_overdue_tasks: 'project_id, end_date, task_id',
-      v_member_workload: 'project_id, member_id',
-      v_task_status_daily: 'project_id, day, status',
-    };
+    const order: Record<string, string> = REPORT_VIEWS;
     for (const format of ['csv', 'json'] as const) {
       const out = join(tempDir(), 'nested', format);
       const run = await runCli(['export', '--db', file, '--format', format, '--out', out]);
@@ -80,6 +74,62 @@ describe('projmirror report and export (child process, read-only beside an open 
         expect(run.stdout).toContain(`${name}.${format}\t${expected.length} rows`);
       }
     }
+  });
+
+  it('report --limit, --bom and --timezone; export --bom', async () => {
+    const { db, file } = await buildReportMirror();
+    const limited = await runCli(['report', '--db', file, '--limit', '1']);
+    expectOk(limited);
+    expect(limited.stdout).toContain('Project progress (2 projects,');
+    expect(limited.stdout).toContain('... and 1 more (--limit 1)');
+    expect(limited.stdout.match(/^(Alpha|Bravo) /gm)).toHaveLength(1);
+
+    const csv = await runCli(['report', '--db', file, '--format', 'csv', '--bom']);
+    expectOk(csv);
+    expect(csv.stdout.startsWith(`${UTF8_BOM}project_id,`)).toBe(true);
+    const out = join(tempDir(), 'bom');
+    expectOk(await runCli(['export', '--db', file, '--format', 'csv', '--out', out, '--bom']));
+    expect(readFileSync(join(out, 'v_tasks.csv')).subarray(0, 3)).toEqual(
+      Buffer.from([0xef, 0xbb, 0xbf]),
+    );
+
+    // In a zone a day ahead of UTC, "Pour deck" (ending today in UTC) is overdue; a day behind,
+    // "Permits" (ending yesterday) is not yet. The mirror itself is left in UTC.
+    const zone = zoneOffTheUtcDay();
+    const ahead = zone === 'Pacific/Kiritimati';
+    const zoned = await runCli(['report', '--db', file, '--format', 'json', '--timezone', zone]);
+    expectOk(zoned);
+    const overdue = (
+      JSON.parse(zoned.stdout) as Array<{ overdue_tasks: Array<{ task_id: string }> }>
+    )
+      .flatMap((project) => project.overdue_tasks.map((task) => task.task_id))
+      .sort();
+    expect(overdue).toEqual(ahead ? ['t_a5', 't_b2', 't_b3'] : ['t_a5']);
+    expect(db.prepare('SELECT timezone FROM v_today').pluck().get()).toBe('UTC');
+    const table = await runCli(['report', '--db', file, '--timezone', zone]);
+    expect(table.stdout).toMatch(new RegExp(`^Project progress \\(2 projects, [0-9-]+ ${zone}\\)`));
+  });
+
+  it('exits 2 with one line for a bad --limit or --timezone', async () => {
+    const { file } = await buildReportMirror();
+    expectUsageError(
+      await runCli(['report', '--db', file, '--limit', '0']),
+      /--limit 0 must be a whole number of rows, 1 or more/,
+    );
+    expectUsageError(
+      await runCli([
+        'export',
+        '--db',
+        file,
+        '--format',
+        'csv',
+        '--out',
+        tempDir(),
+        '--timezone',
+        'Mars/Olympus',
+      ]),
+      /--timezone "Mars\/Olympus" is not an IANA time zone/,
+    );
   });
 
   it('exits 2 with one line for a missing mirror, a file without views, or an unknown project', async () => {

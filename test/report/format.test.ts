@@ -1,23 +1,54 @@
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import {
-  csvField,
   csvLines,
   jsonLines,
   MAX_CELL_WIDTH,
   renderTable,
+  UTF8_BOM,
 } from '../../src/report/format.js';
 import { parseCsv } from './csv.js';
 
+const csv = (rows: Record<string, string | number | null>[], bom = false) =>
+  [...csvLines(Object.keys(rows[0] ?? { a: 1 }), rows, { bom })].join('');
+
 describe('CSV', () => {
   it('quotes exactly the fields with a comma, quote, CR or LF, doubling quotes', () => {
-    expect(csvField('plain text')).toBe('plain text');
-    expect(csvField('a, b')).toBe('"a, b"');
-    expect(csvField('say "hi"')).toBe('"say ""hi"""');
-    expect(csvField('two\nlines')).toBe('"two\nlines"');
-    expect(csvField('cr\rhere')).toBe('"cr\rhere"');
-    expect(csvField(null)).toBe('');
-    expect(csvField(12.5)).toBe('12.5');
-    expect(csvField('')).toBe('');
+    const text = csv([
+      {
+        a: 'plain text',
+        b: 'a, b',
+        c: 'say "hi"',
+        d: 'two\nlines',
+        e: 'cr\rhere',
+        f: null,
+        g: 12.5,
+        h: '',
+      },
+    ]);
+    expect(text.split('\r\n')[1]).toBe(
+      'plain text,"a, b","say ""hi""","two\nlines","cr\rhere",,12.5,',
+    );
+  });
+
+  it('escapes cells that a spreadsheet would run as a formula, and leaves numbers alone', () => {
+    const text = csv([
+      { name: '=HYPERLINK("http://x","y")', b: '+1', c: '-2', d: '@SUM(A1)', e: -3, f: 'a=b' },
+    ]);
+    expect(parseCsv(text)[1]).toEqual([
+      `'=HYPERLINK("http://x","y")`,
+      "'+1",
+      "'-2",
+      "'@SUM(A1)",
+      '-3',
+      'a=b',
+    ]);
+  });
+
+  it('starts with a UTF-8 byte order mark when asked, and only then', () => {
+    const rows = [{ name: 'Café 漢字' }];
+    expect(csv(rows, true)).toBe(`${UTF8_BOM}name\r\nCafé 漢字\r\n`);
+    expect(csv(rows)).toBe('name\r\nCafé 漢字\r\n');
   });
 
   it('writes a header and CRLF records that read back field for field', () => {
@@ -85,5 +116,26 @@ describe('table', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe(`two\\nlines\\x1b[2J  ${'x'.repeat(MAX_CELL_WIDTH - 1)}…`);
     expect(text).not.toContain('\u001b');
+  });
+
+  it('lines up CJK and emoji by their display width', () => {
+    const text = renderTable(
+      [
+        { key: 'name', label: 'NAME' },
+        { key: 'n', label: 'N', right: true },
+      ],
+      [
+        { name: '工事計画', n: 1 },
+        { name: 'Pour 🚧 deck', n: 22 },
+        { name: 'Ann', n: 333 },
+        { name: '漢'.repeat(MAX_CELL_WIDTH), n: 4 },
+      ],
+    );
+    const lines = text.trimEnd().split('\n');
+    const widths = lines.map((line) => stringWidth(line));
+    expect(new Set(widths).size).toBe(1);
+    expect(lines[1]).toBe(`工事計画${' '.repeat(widths[0]! - 8 - 1)}1`);
+    expect(stringWidth(lines[4]!.split('  ')[0]!)).toBeLessThanOrEqual(MAX_CELL_WIDTH);
+    expect(lines[4]).toContain('…');
   });
 });

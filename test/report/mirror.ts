@@ -26,6 +26,11 @@ export function day(offset: number): string {
   return new Date(todayMs() + offset * MS_PER_DAY).toISOString().slice(0, 10);
 }
 
+/** A zone whose calendar day differs from UTC's at `now` (UTC+14 or UTC-11). */
+export function zoneOffTheUtcDay(now = Date.now()): string {
+  return new Date(now).getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+}
+
 /** Two projects: Alpha with five tasks and two people, Bravo with three tasks and one person. */
 export function reportFixture(): SimFixture {
   return {
@@ -44,6 +49,10 @@ export function reportFixture(): SimFixture {
           task('t_a4', 'Inspect "rebar"', -5, -1, 'NotStarted', 0, []),
           task('t_a5', 'Order windows\nand doors', -6, -2, 'NotStarted', 0, ['m_ann']),
         ],
+        dependencies: [
+          { id: 'd_a1', predecessorId: 't_a2', successorId: 't_a3', type: 'FS' },
+          { id: 'd_a2', predecessorId: 't_a5', successorId: 't_a3', type: 'FS' },
+        ],
       },
       {
         id: 'p_bravo',
@@ -54,6 +63,7 @@ export function reportFixture(): SimFixture {
           task('t_b2', 'Permits', -10, -1, 'NotStarted', 0, ['m_cy']),
           task('t_b3', 'Pour deck', -1, 0, 'NotStarted', 0, ['m_cy']),
         ],
+        dependencies: [{ id: 'd_b1', predecessorId: 't_b2', successorId: 't_b3', type: 'FS' }],
       },
     ],
   };

@@ -29,7 +29,8 @@ describe('report', () => {
       `SELECT * FROM v_project_progress WHERE project_id = 'p_bravo'`,
     );
     const overdue = db.prepare(
-      `SELECT task_id, task_name, end_date, days_overdue, status, progress, assignee_names
+      `SELECT task_id, task_name, end_date, days_overdue, status, progress, assignee_ids,
+         assignee_names, assignees
        FROM v_overdue_tasks WHERE project_id = 'p_bravo'`,
     );
     expect(parsed).toEqual([{ ...progress.get(), overdue_tasks: overdue.all() }]);

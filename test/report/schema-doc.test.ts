@@ -1,9 +1,19 @@
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { readSchema } from '../../src/store/database.js';
+import { readSchema, type Db } from '../../src/store/database.js';
+import { installWideViews, WIDE_VIEWS } from '../../src/store/wide-views.js';
+import { documentedTypes, isFullTextShadow } from './column-types.js';
 
 const DOC = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
+
+/** A fresh mirror in memory: schema.sql, then the wide views' triggers and views. */
+function freshMirror(): Db {
+  const db = new Database(':memory:');
+  db.exec(readSchema());
+  installWideViews(db);
+  return db;
+}
 
 /** The tables and views of schema.sql with their columns, and its indexes, from SQLite itself. */
 function schemaObjects() {
@@ -17,11 +27,12 @@ function schemaObjects() {
       )
       .all() as Array<{ name: string; type: string }>;
     const columns = new Map<string, string[]>();
-    for (const { name } of objects.filter((o) => o.type !== 'index')) {
-      const info = db.pragma(`table_xinfo(${name})`) as Array<{ name: string }>;
+    for (const { name } of objects.filter((o) => o.type !== 'index' && !isFullTextShadow(o.name))) {
+      // hidden 1: a virtual table's hidden column (FTS5's own); generated columns are 2 and 3.
+      const info = db.pragma(`table_xinfo(${name})`) as Array<{ name: string; hidden: number }>;
       columns.set(
         name,
-        info.map((column) => column.name),
+        info.filter((column) => column.hidden !== 1).map((column) => column.name),
       );
     }
     const indexes = objects.filter((o) => o.type === 'index').map((o) => o.name);
@@ -67,12 +78,45 @@ describe('docs/schema.md', () => {
     expect(documented.sort()).toEqual([...indexes].sort());
   });
 
-  it('has example queries that run against the schema', () => {
-    const db = new Database(':memory:');
+  it('lists every wide view with its leading columns', () => {
+    const section = DOC.slice(DOC.indexOf('\n## Wide views'), DOC.indexOf('\n## Mirrored tables'));
+    const rows = [...section.matchAll(/^\| `(v_[a-z_]+)` \| (.+?) \|/gm)].map((m) => [
+      m[1],
+      [...m[2]!.matchAll(/`([a-z_]+)`/g)].map((c) => c[1]),
+    ]);
+    const expected = Object.values(WIDE_VIEWS).map((wide) => [
+      wide.view,
+      wide.keys.map(([column]) => column),
+    ]);
+    expect(rows).toEqual(expected);
+    const db = freshMirror();
     try {
-      db.exec(readSchema());
+      for (const [view, keys] of expected) {
+        const info = db.pragma(`table_info(${view as string})`) as Array<{ name: string }>;
+        expect(info.map((column) => column.name)).toEqual(keys);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('documents as the types map exactly the types column_types lends', () => {
+    const db = freshMirror();
+    try {
+      const lent = (db.pragma('table_info(column_types)') as Array<{ type: string }>).map(
+        (column) => column.type,
+      );
+      expect([...documentedTypes()].sort()).toEqual(lent.sort());
+    } finally {
+      db.close();
+    }
+  });
+
+  it('has example queries that run against the schema', () => {
+    const db = freshMirror();
+    try {
       const queries = [...DOC.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
-      expect(queries.length).toBeGreaterThanOrEqual(5);
+      expect(queries.length).toBeGreaterThanOrEqual(10);
       for (const sql of queries) expect(() => db.prepare(sql).all(), sql).not.toThrow();
     } finally {
       db.close();

@@ -72,7 +72,9 @@ describe('reporting views over a mirror synced from the simulator', () => {
         days_overdue: 2,
         status: 'NotStarted',
         progress: 0,
-        assignee_names: 'Ann Lee',
+        assignee_ids: '["m_ann"]',
+        assignee_names: '["Ann Lee"]',
+        assignees: 'Ann Lee',
       },
       {
         task_id: 't_b2',
@@ -83,7 +85,9 @@ describe('reporting views over a mirror synced from the simulator', () => {
         days_overdue: 1,
         status: 'InProgress',
         progress: 20,
-        assignee_names: 'Cy Park',
+        assignee_ids: '["m_cy"]',
+        assignee_names: '["Cy Park"]',
+        assignees: 'Cy Park',
       },
     ]);
 
@@ -105,8 +109,9 @@ describe('reporting views over a mirror synced from the simulator', () => {
       project_name: 'Alpha Tower',
       task_name: 'Pour concrete',
       status: 'Done',
-      assignee_ids: 'm_ann, m_bob',
-      assignee_names: 'Ann Lee, Bob Stone',
+      assignee_ids: '["m_ann","m_bob"]',
+      assignee_names: '["Ann Lee","Bob Stone"]',
+      assignees: 'Ann Lee, Bob Stone',
       is_done: 1,
       is_overdue: 0,
       duration_days: 6,

@@ -1,18 +1,25 @@
 /** `projmirror report`: project progress and overdue tasks from the mirror alone, no network. */
+import { UsageError } from '../../domain/index.js';
 import {
   buildReport,
+  checkProject,
+  gatherHtmlReport,
   openMirrorForReading,
   REPORT_FORMATS,
+  renderHtmlReport,
   renderReport,
+  writeWhole,
+  type ReportFormat,
 } from '../../report/index.js';
-import { checkProject, type ReportFormat } from '../../report/index.js';
+import type { Db } from '../../store/database.js';
+import { applyTimeZoneToReader } from '../../store/timezone.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
-import { withStoreOptions } from '../options.js';
+import { parseTimeZone, withStoreOptions } from '../options.js';
 
 export const reportCommand: CliCommand = {
   command: 'report',
-  describe: 'project progress and overdue tasks from the mirror alone',
+  describe: 'project progress and overdue tasks from the mirror alone (--html: a page of charts)',
   builder: (yargs) =>
     withStoreOptions(yargs)
       .option('project', { type: 'string', describe: 'report only this project id' })
@@ -22,20 +29,68 @@ export const reportCommand: CliCommand = {
         default: 'table',
         describe:
           'table (aligned, both parts), csv (project progress) or json (projects with their overdue tasks)',
+      })
+      .option('limit', {
+        type: 'number',
+        describe: 'show at most N projects and N overdue tasks',
+      })
+      .option('bom', {
+        type: 'boolean',
+        default: false,
+        describe: 'start CSV with a UTF-8 byte order mark (for Excel)',
+      })
+      .option('html', {
+        type: 'string',
+        describe:
+          'write a self-contained HTML page with charts (burndown, status over time, workload, overdue) to FILE instead',
       }),
   handler: (args) => {
     const projectId = optionalText(args['project']);
-    const db = openMirrorForReading(String(args['db']));
+    const limit = parseLimit(args['limit']);
+    const html = optionalText(args['html']);
+    const db = openForReport(args);
     try {
       checkProject(db, projectId);
-      const report = buildReport(db, { projectId });
-      process.stdout.write(renderReport(report, args['format'] as ReportFormat));
+      if (html !== undefined) {
+        const data = gatherHtmlReport(db, { projectId, limit });
+        writeWhole(html, [renderHtmlReport(data)]);
+        process.stdout.write(`${html}\t${data.projects.length} projects\n`);
+      } else {
+        const report = buildReport(db, { projectId, limit });
+        const format = args['format'] as ReportFormat;
+        process.stdout.write(renderReport(report, format, { bom: args['bom'] === true }));
+      }
       return Promise.resolve(EXIT_OK);
     } finally {
       db.close();
     }
   },
 };
+
+/**
+ * Opens `--db` read-only for `report` or `export`; with `--timezone`, this connection takes
+ * "today" in that zone (the mirror itself is left as it is).
+ */
+export function openForReport(args: Record<string, unknown>): Db {
+  const timezone = parseTimeZone(args['timezone']);
+  const db = openMirrorForReading(String(args['db']));
+  try {
+    if (timezone !== undefined) applyTimeZoneToReader(db, timezone, Date.now());
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** `--limit`: a whole number of rows, 1 or more; undefined when not given. */
+export function parseLimit(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new UsageError(`--limit ${String(value)} must be a whole number of rows, 1 or more`);
+  }
+  return value;
+}
 
 /** A string option's value, or undefined when absent or empty. */
 export function optionalText(value: unknown): string | undefined {

@@ -1,0 +1,72 @@
+/**
+ * The mirror's time zone: the rows of `timezone_offsets` behind `v_today`, so that every reader
+ * (a BI tool included) takes "today" and "overdue" in the zone the daemon was given. A reader
+ * that may not write applies another zone to its own connection only.
+ */
+import { DEFAULT_TIMEZONE, offsetSchedule, type ZoneOffset } from '../domain/index.js';
+import { isoTime, type Db } from './database.js';
+
+/** A recorded schedule is written again once it is older than this, in days. */
+export const TIMEZONE_REFRESH_DAYS = 365;
+const MS_PER_DAY = 86_400_000;
+
+const TABLE = `(
+  starts_at      TIMESTAMP PRIMARY KEY,
+  zone           TEXT NOT NULL,
+  offset_minutes INTEGER NOT NULL
+) WITHOUT ROWID`;
+
+/** The zone the mirror's views take today in; UTC when none is recorded. */
+export function storedTimeZone(db: Db): string {
+  const zone = db
+    .prepare<[], string>(`SELECT zone FROM main.timezone_offsets ORDER BY starts_at LIMIT 1`)
+    .pluck()
+    .get();
+  return zone ?? DEFAULT_TIMEZONE;
+}
+
+/**
+ * Makes `zone` the mirror's time zone from `nowMs` on (UTC: no row at all). Writes only when the
+ * zone changes or its recorded offsets are a year old; true when it wrote.
+ */
+export function recordTimeZone(db: Db, zone: string, nowMs: number): boolean {
+  return db
+    .transaction(() => {
+      const first = db
+        .prepare<[], { zone: string; startsAt: string }>(
+          `SELECT zone, starts_at AS startsAt FROM timezone_offsets ORDER BY starts_at LIMIT 1`,
+        )
+        .get();
+      const fresh =
+        first !== undefined &&
+        Date.parse(first.startsAt) > nowMs - TIMEZONE_REFRESH_DAYS * MS_PER_DAY;
+      if ((first?.zone ?? DEFAULT_TIMEZONE) === zone && (zone === DEFAULT_TIMEZONE || fresh)) {
+        return false;
+      }
+      db.prepare('DELETE FROM timezone_offsets').run();
+      if (zone !== DEFAULT_TIMEZONE) insertSchedule(db, 'main', zone, offsetSchedule(zone, nowMs));
+      return true;
+    })
+    .immediate();
+}
+
+/**
+ * Takes today in `zone` on this connection only, for a reader that may not write: a TEMP copy
+ * of `timezone_offsets` and of every view, which SQLite looks up before the mirror's own.
+ */
+export function applyTimeZoneToReader(db: Db, zone: string, nowMs: number): void {
+  db.exec(`CREATE TEMP TABLE timezone_offsets ${TABLE}`);
+  insertSchedule(db, 'temp', zone, zone === DEFAULT_TIMEZONE ? [] : offsetSchedule(zone, nowMs));
+  const views = db
+    .prepare<[], string>(`SELECT sql FROM main.sqlite_master WHERE type = 'view' ORDER BY rowid`)
+    .pluck()
+    .all();
+  for (const sql of views) db.exec(sql.replace(/^CREATE VIEW/i, 'CREATE TEMP VIEW'));
+}
+
+function insertSchedule(db: Db, schema: string, zone: string, schedule: ZoneOffset[]): void {
+  const insert = db.prepare(
+    `INSERT INTO ${schema}.timezone_offsets (starts_at, zone, offset_minutes) VALUES (?, ?, ?)`,
+  );
+  for (const entry of schedule) insert.run(isoTime(entry.startsAt), zone, entry.offsetMinutes);
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { tempDir } from '../fixtures/db.js';
+
+/** A mirror at schema version 1 (the first schema.sql, frozen in the fixture) with some rows. */
+function versionOneMirror(): string {
+  const file = join(tempDir(), 'old.sqlite');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec(readFileSync(new URL('../fixtures/schema-v1.sql', import.meta.url), 'utf8'));
+  db.pragma('user_version = 1');
+  const at = '2026-03-01T10:00:00.000Z';
+  db.prepare(`INSERT INTO projects VALUES ('p1', 'Alpha', 1, NULL, ?, ?)`).run(
+    JSON.stringify({ id: 'p1', name: 'Alpha', active: true, readOnlyReason: null, budget: 1200 }),
+    at,
+  );
+  const task = db.prepare(`INSERT INTO tasks VALUES (?, 'p1', ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const tasks: Array<[string, string, string, string, string, number, string]> = [
+    ['t1', 'Pour concrete', '2026-02-01', '2026-02-10', 'Done', 100, '2026-02-10T12:00:00+02:00'],
+    ['t2', 'Frame walls', '2026-02-11', '2026-03-20', 'InProgress', 40, '2026-02-11T08:00:00Z'],
+    ['t3', 'Install wiring', '2026-03-21', '2026-04-02', 'NotStarted', 0, 'not a time'],
+  ];
+  for (const [id, name, start, end, status, progress, updatedAt] of tasks) {
+    const data = { id, name, startDate: start, endDate: end, status, progress, updatedAt };
+    task.run(id, name, start, end, status, progress, updatedAt, JSON.stringify(data), at);
+  }
+  db.prepare(`DELETE FROM tasks WHERE id = 't2'`).run();
+  const t2 = tasks[1]!;
+  task.run(t2[0], t2[1], t2[2], t2[3], t2[4], t2[5], t2[6], JSON.stringify({ id: 't2' }), at);
+  db.exec(`INSERT INTO task_assignees VALUES ('t2', 'm1'), ('t3', 'm9');
+    INSERT INTO members VALUES ('p1', 'm1', 'Ann', 'person', '{"id":"m1","name":"Ann"}', '${at}');
+    INSERT INTO dependencies VALUES ('p1', 'd1', 't2', 't3', 'FS',
+      '{"id":"d1","predecessorId":"t2","successorId":"t3","type":"FS"}', '${at}');
+    INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
+      VALUES ('t2', 'p1', '${at}', 'status', 'NotStarted', 'InProgress');
+    INSERT INTO outbox (op, project_id, body) VALUES ('task.delete', 'p1', '{}');
+    INSERT INTO sync_state (project_id, backfill, last_pass_at) VALUES ('p1', 'done', '${at}');
+    INSERT INTO daemon_state VALUES ('plan', '{}', '${at}');`);
+  db.close();
+  return file;
+}
+
+describe('migration 1 -> 2', () => {
+  it('converts a version 1 mirror in place: types, rows, rowids, times, new objects', () => {
+    const file = versionOneMirror();
+    const before = new Database(file, { readonly: true });
+    const rowids = before.prepare('SELECT id, rowid FROM tasks ORDER BY id').all();
+    const outboxKey = before.prepare('SELECT idempotency_key FROM outbox').pluck().get();
+    before.close();
+
+    const db = openDatabase(file);
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const type = (table: string, column: string) =>
+        (db.pragma(`table_info(${table})`) as Array<{ name: string; type: string }>).find(
+          (c) => c.name === column,
+        )?.type;
+      expect(type('tasks', 'start_date')).toBe('DATE');
+      expect(type('tasks', 'updated_at')).toBe('TIMESTAMP');
+      expect(type('projects', 'active')).toBe('BOOLEAN');
+      expect(type('outbox', 'created_at')).toBe('TIMESTAMP');
+      expect(type('sync_state', 'last_pass_at')).toBe('TIMESTAMP');
+      expect(type('daemon_state', 'updated_at')).toBe('TIMESTAMP');
+      // Constraints and defaults came along with the columns.
+      expect(() => db.prepare(`UPDATE projects SET active = 7`).run()).toThrow(/CHECK/);
+      db.prepare(`INSERT INTO outbox (op, project_id) VALUES ('task.delete', 'p1')`).run();
+
+      expect(db.prepare('SELECT id, rowid FROM tasks ORDER BY id').all()).toEqual(rowids);
+      expect(db.prepare('SELECT idempotency_key FROM outbox WHERE id = 1').pluck().get()).toBe(
+        outboxKey,
+      );
+      expect(db.prepare('SELECT id, updated_at FROM tasks ORDER BY id').all()).toEqual([
+        { id: 't1', updated_at: '2026-02-10T10:00:00.000Z' },
+        { id: 't2', updated_at: '2026-02-11T08:00:00.000Z' },
+        { id: 't3', updated_at: null },
+      ]);
+      expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(1);
+
+      // The derived objects: indexes, views, full-text index, wide views.
+      const names = db.prepare(`SELECT name FROM sqlite_master`).pluck().all();
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'tasks_open_by_end_date',
+          'dependencies_by_successor',
+          'v_dependencies',
+          'v_member_week_load',
+          'tasks_fts_after_insert',
+          'tasks_fields_after_update',
+        ]),
+      );
+      const search = db.prepare(
+        `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
+         WHERE tasks_fts MATCH ? ORDER BY t.id`,
+      );
+      expect(search.pluck().all('wiring')).toEqual(['t3']);
+      expect(db.prepare(`SELECT budget FROM v_projects_all`).pluck().get()).toBe(1200);
+      expect(
+        db
+          .prepare(`SELECT is_blocking FROM v_dependencies WHERE dependency_id = 'd1'`)
+          .pluck()
+          .get(),
+      ).toBe(1);
+
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+      // Deleting the project still cascades (through the rebuilt tables) and keeps FTS in step.
+      db.prepare(`DELETE FROM projects WHERE id = 'p1'`).run();
+      expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM task_assignees').pluck().get()).toBe(0);
+      expect(search.pluck().all('wiring')).toEqual([]);
+      db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves a version 1 mirror untouched when a step fails', () => {
+    const file = versionOneMirror();
+    const db = new Database(file);
+    // A table in the way of the rebuild: the step fails half-way and must roll back whole.
+    db.exec(`CREATE TABLE tasks__retyped (x)`);
+    db.close();
+    expect(() => openDatabase(file)).toThrow(/tasks__retyped/);
+    const after = new Database(file, { readonly: true });
+    expect(after.pragma('user_version', { simple: true })).toBe(1);
+    expect(after.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(3);
+    after.close();
+  });
+});

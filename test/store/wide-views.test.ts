@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../src/domain/index.js';
+import type { Db } from '../../src/store/database.js';
+import { declaredType } from '../../src/store/wide-views.js';
+import { setup } from '../mirror/helpers.js';
+
+function columns(db: Db, view: string): Record<string, string> {
+  const info = db.pragma(`table_info(${view})`) as Array<{ name: string; type: string }>;
+  return Object.fromEntries(info.map((column) => [column.name, column.type]));
+}
+
+describe('wide views: every field of data is a column', () => {
+  it('has a typed column per field, and a new field appears after the pass that first sees it', async () => {
+    const { db, remote, clock, mirror } = setup();
+    remote.seed('p1', 3);
+    await mirror.syncProject('p1');
+    expect(columns(db, 'v_tasks_all')).toEqual({
+      task_id: 'TEXT',
+      project_id: 'TEXT',
+      assigneeIds: 'TEXT',
+      endDate: 'DATE',
+      id: 'TEXT',
+      name: 'TEXT',
+      progress: 'INTEGER',
+      startDate: 'DATE',
+      status: 'TEXT',
+      updatedAt: 'TIMESTAMP',
+    });
+    expect(columns(db, 'v_projects_all')).toMatchObject({ active: 'BOOLEAN', name: 'TEXT' });
+    expect(columns(db, 'v_dependencies_all')).toMatchObject({ predecessorId: 'TEXT' });
+
+    const [first, second] = remote.tasks.get('p1')!;
+    Object.assign(first!, {
+      priority: 2,
+      flagged: true,
+      meta: { phase: 'shell', tags: ['a'] },
+      Name: 'shadows name',
+      'cost (EUR)': 12.5,
+    });
+    Object.assign(second!, { priority: 3.5, progress: 12.5 } satisfies Partial<Task> & object);
+    // Projects and lists are written by upserts: their fields are noted all the same.
+    Object.assign(remote.projects.get('p1')!, { client: 'ACME', startsOn: '2026-01-05' });
+    remote.members.set('p1', [{ id: 'm1', name: 'Ada', kind: 'person', hourlyRate: 80 }]);
+    expect(columns(db, 'v_tasks_all')).not.toHaveProperty('priority');
+    await clock.advance(60_000);
+    await mirror.syncProject('p1');
+
+    expect(columns(db, 'v_tasks_all')).toMatchObject({
+      priority: 'REAL',
+      flagged: 'BOOLEAN',
+      meta: 'TEXT',
+      Name_2: 'TEXT',
+      'cost (EUR)': 'REAL',
+      progress: 'REAL',
+    });
+    expect(columns(db, 'v_projects_all')).toMatchObject({ client: 'TEXT', startsOn: 'DATE' });
+    expect(columns(db, 'v_members_all')).toMatchObject({ hourlyRate: 'INTEGER' });
+    expect(db.prepare(`SELECT client FROM v_projects_all`).pluck().get()).toBe('ACME');
+    const row = db.prepare(`SELECT * FROM v_tasks_all WHERE task_id = ?`).get(first!.id) as Record<
+      string,
+      unknown
+    >;
+    expect(row).toMatchObject({
+      priority: 2,
+      flagged: 1,
+      meta: '{"phase":"shell","tags":["a"]}',
+      name: first!.name,
+      Name_2: 'shadows name',
+      'cost (EUR)': 12.5,
+      project_id: 'p1',
+    });
+    const third = db
+      .prepare(`SELECT priority, flagged FROM v_tasks_all WHERE task_id = 'p1-t3'`)
+      .get();
+    expect(third).toEqual({ priority: null, flagged: null });
+  });
+
+  it('infers each type from every kind of value seen', () => {
+    expect(declaredType(new Set(['boolean', 'null']))).toBe('BOOLEAN');
+    expect(declaredType(new Set(['integer']))).toBe('INTEGER');
+    expect(declaredType(new Set(['integer', 'real']))).toBe('REAL');
+    expect(declaredType(new Set(['date']))).toBe('DATE');
+    expect(declaredType(new Set(['date', 'timestamp']))).toBe('TIMESTAMP');
+    expect(declaredType(new Set(['integer', 'text']))).toBe('TEXT');
+    expect(declaredType(new Set(['json']))).toBe('TEXT');
+    expect(declaredType(new Set(['null']))).toBe('TEXT');
+  });
+
+  it('leaves the views alone when a pass brings no new field', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 2);
+    await mirror.syncProject('p1');
+    const schemaVersion = () => db.pragma('schema_version', { simple: true });
+    const before = schemaVersion();
+    remote.tasks.get('p1')![0]!.name = 'Renamed';
+    await mirror.syncProject('p1');
+    expect(db.prepare(`SELECT name FROM v_tasks_all WHERE task_id = 'p1-t1'`).pluck().get()).toBe(
+      'Renamed',
+    );
+    expect(schemaVersion()).toBe(before);
+  });
+});
+
+describe('tasks_fts: full-text search over task names', () => {
+  it('finds tasks by word and keeps in step with renames, deletions and removed projects', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 3);
+    remote.seed('p2', 1);
+    const [a, b] = remote.tasks.get('p1')!;
+    a!.name = 'Pour concrete slab';
+    b!.name = 'Café terrace: béton';
+    await mirror.syncProject('p1');
+    await mirror.syncProject('p2');
+    const search = (words: string) =>
+      db
+        .prepare(
+          `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
+           WHERE tasks_fts MATCH ? ORDER BY t.id`,
+        )
+        .pluck()
+        .all(words);
+    expect(search('concrete')).toEqual(['p1-t1']);
+    expect(search('beton')).toEqual(['p1-t2']);
+    expect(search('task')).toEqual(['p1-t3', 'p2-t1']);
+
+    a!.name = 'Pour foundation';
+    remote.tasks.set('p1', [a!, remote.tasks.get('p1')![2]!]);
+    await mirror.syncProject('p1');
+    expect(search('concrete')).toEqual([]);
+    expect(search('foundation')).toEqual(['p1-t1']);
+    expect(search('beton')).toEqual([]);
+
+    remote.projects.delete('p2');
+    await mirror.syncAll();
+    expect(search('task')).toEqual(['p1-t3']);
+    db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+  });
+});
