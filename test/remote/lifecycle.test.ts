@@ -78,7 +78,7 @@ describe('metrics and logs', () => {
     await drive(remote.listMembers('p_1'), clock);
     expect(metrics).toEqual([
       { route: 'listMembers', status: 0, ms: 0 },
-      { route: 'listMembers', status: 500, ms: 0 },
+      { route: 'listMembers', status: 500, ms: 0, code: 'x' },
       { route: 'listMembers', status: 200, ms: 0 },
     ]);
     const text = lines.join('');
