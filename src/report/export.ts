@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
 import type { Db } from '../store/database.js';
 import { csvLines, jsonLines, type CsvOptions } from './format.js';
-import { iterateView, REPORT_VIEW_NAMES, type ReportViewName, type ViewFilter } from './views.js';
+import {
+  iterateView,
+  REPORT_VIEW_NAMES,
+  type ReportViewName,
+  type ViewFilter,
+} from '../store/report-views.js';
 
 /** The file formats of `export`. */
 export const EXPORT_FORMATS = ['csv', 'json'] as const;

@@ -11,7 +11,7 @@ import {
   type SqlValue,
   type ViewFilter,
   type ViewRows,
-} from './views.js';
+} from '../store/report-views.js';
 
 /** The output formats of `report` (`--html` writes a page besides). */
 export const REPORT_FORMATS = ['table', 'csv', 'json'] as const;

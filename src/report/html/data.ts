@@ -4,7 +4,7 @@
  * overdue tasks.
  */
 import type { Db } from '../../store/database.js';
-import { readView, reportToday, type Row } from '../views.js';
+import { readView, reportToday, type Row } from '../../store/report-views.js';
 
 /** Weeks of the heat map before and after today's week. */
 export const HEAT_MAP_WEEKS_AROUND_TODAY = 26;

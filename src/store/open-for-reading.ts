@@ -4,9 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import { UsageError } from '../domain/index.js';
-import { openDatabase, type Db } from '../store/database.js';
-import { SCHEMA_VERSION } from '../store/migrations.js';
-import { REPORT_VIEW_NAMES } from './views.js';
+import { openDatabase, type Db } from './database.js';
+import { SCHEMA_VERSION } from './migrations.js';
+import { REPORT_VIEW_NAMES } from './report-views.js';
 
 /** Opens `file` read-only; a missing file or one without the reporting views is a usage error. */
 export function openMirrorForReading(file: string): Db {

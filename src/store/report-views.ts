@@ -2,7 +2,7 @@
  * The reporting views of `schema.sql` (its last section) as the report and export read them:
  * their names, a stable row order, and a reader that filters by project.
  */
-import type { Db } from '../store/database.js';
+import type { Db } from './database.js';
 
 /** A value as SQLite hands it back (better-sqlite3 without safe integers or blobs). */
 export type SqlValue = string | number | null;
