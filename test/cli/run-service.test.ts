@@ -39,6 +39,14 @@ describe('projmirror run as a service', () => {
     });
     const { dir, db, common } = setup(sim);
     const notify = await startNotifySocket(dir);
+    // One 429 with the service's code, which the metrics must name.
+    sim.faults.failNext({
+      route: 'listTasks',
+      kind: 'status',
+      status: 429,
+      code: 'ip_rate_limited',
+      headers: { 'Retry-After': '1' },
+    });
     const daemon = startCli(
       ['run', ...common, '--metrics-port', '0', '--metrics-host', '127.0.0.1'],
       { env: { NOTIFY_SOCKET: notify.path } },
@@ -68,6 +76,7 @@ describe('projmirror run as a service', () => {
       /projmirror_last_consistent_pass_timestamp_seconds\{project="p_1"\} 1\d{9}/,
     );
     expect(metrics).toMatch(/^process_resident_memory_bytes /m);
+    expect(metrics).toMatch(/^projmirror_rate_limited_total\{code="ip_rate_limited"[^}]*\} 1$/m);
 
     const status = await runCli(['status', '--json', '--db', db]);
     expect(JSON.parse(status.stdout)).toMatchObject({ version: PACKAGE_VERSION });
