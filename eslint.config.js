@@ -13,7 +13,8 @@ const allowed = {
   mirror: ['domain', 'store', 'budget'],
   outbox: ['domain', 'store', 'budget'],
   report: ['domain', 'store'],
-  daemon: ['domain', 'store', 'remote', 'budget', 'mirror', 'outbox', 'realtime'],
+  tokens: ['domain', 'budget'],
+  daemon: ['domain', 'store', 'remote', 'budget', 'mirror', 'outbox', 'realtime', 'tokens'],
   cli: [
     'domain',
     'store',
@@ -25,6 +26,7 @@ const allowed = {
     'sim',
     'report',
     'daemon',
+    'tokens',
   ],
 };
 

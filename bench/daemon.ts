@@ -4,6 +4,7 @@ import type { Engine } from '../src/daemon/wiring.js';
 import type { Clock } from '../src/domain/index.js';
 import type { Simulator } from '../src/sim/index.js';
 import { benchEngine, silentLogger, tempMirror, type TempMirror } from './harness.js';
+import { singleToken } from '../src/tokens/index.js';
 
 /** A started daemon with its mirror; `stop()` ends both. */
 export interface BenchDaemon {
@@ -47,7 +48,9 @@ export function createBenchDaemon(sim: Simulator, options: BenchDaemonOptions): 
     engine,
     db: mirror.db,
     logger: silentLogger,
-    ...(options.realtime ? { realtime: { url: new URL(sim.realtimeUrl), token: sim.token } } : {}),
+    ...(options.realtime
+      ? { realtime: { url: new URL(sim.realtimeUrl), tokens: singleToken(sim.token) } }
+      : {}),
     onRealtimeStatus: (up) => {
       if (connected && !up) disconnects += 1;
       connected = up;

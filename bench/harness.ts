@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { wireEngine, type Engine, type EngineOptions } from '../src/daemon/wiring.js';
 import { openDatabase, type Db } from '../src/store/database.js';
+import { singleToken } from '../src/tokens/index.js';
 
 /** How long a simulator child may take to seed and print its address. */
 export const SIMULATOR_START_TIMEOUT_MS = 120_000;
@@ -130,7 +131,7 @@ export function benchEngine(
     ? engineOptions.governor
     : { ...engineOptions.governor, burstLimit: UNLIMITED_WINDOW, ipLimit: UNLIMITED_WINDOW };
   return wireEngine(
-    { baseUrl: new URL(baseUrl), token },
+    { baseUrl: new URL(baseUrl), tokens: singleToken(token) },
     { ...engineOptions, ...(governor ? { governor } : {}), db, logger: silentLogger },
   );
 }

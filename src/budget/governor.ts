@@ -113,6 +113,12 @@ export class RequestGovernor implements RequestGate {
     this.changed();
   }
 
+  /** When a request of `purpose` could be sent, on what is known now: `now` when at once. */
+  readyAt(purpose: RequestPurpose): number {
+    const now = this.clock.now();
+    return this.holdFor(purpose, now)?.until ?? now;
+  }
+
   /** What the governor knows now. */
   snapshot(): BudgetSnapshot {
     const now = this.clock.now();

@@ -32,9 +32,28 @@ export interface PlanInput {
   reconcileIntervalMs?: number;
 }
 
+/** One token's day: the plan input over the projects that token reads. */
+export interface TokenPlanInput extends PlanInput {
+  token: string;
+}
+
+/** One token's figures in a joined plan. */
+export interface TokenPlan {
+  token: string;
+  intervalMs: number;
+  /** Projects it reads. */
+  projects: number;
+  plannedPollRequests: number;
+  reserve: number;
+  foreignRequests: number;
+  stalenessBoundMs: number;
+}
+
 /** One project's place in the plan. */
 export interface ProjectPlan {
   projectId: string;
+  /** The token that reads it, in a joined plan. */
+  token?: string;
   /** Requests one poll costs: get project, its pages, the side lists. */
   pollCost: number;
   intervalMs: number;
@@ -56,6 +75,8 @@ export interface DailyPlan {
   foreignRequests: number;
   /** Worst staleness the plan allows without realtime: one interval plus one poll's duration. */
   stalenessBoundMs: number;
+  /** Each token's own plan, in a joined plan (`planTokens`). */
+  tokens?: TokenPlan[];
 }
 
 /** Requests one poll of a project with `taskCount` tasks costs. */
@@ -98,6 +119,37 @@ export function planDay(input: PlanInput): DailyPlan {
     foreignRequests,
     // A poll's own duration at the burst limit of one request a second.
     stalenessBoundMs: intervalMs + maxPollRequests * 1000,
+  };
+}
+
+/**
+ * Plans each token's day over the projects it reads, and joins them: each project keeps its
+ * token's interval and offset; the joined figures are the sums (requests) and the longest
+ * (interval, staleness bound) of the tokens'.
+ */
+export function planTokens(inputs: readonly TokenPlanInput[]): DailyPlan {
+  const days = inputs.map((input) => ({ token: input.token, plan: planDay(input) }));
+  const max = (pick: (plan: DailyPlan) => number) => Math.max(0, ...days.map((d) => pick(d.plan)));
+  const sum = (pick: (plan: DailyPlan) => number) =>
+    days.reduce((total, d) => total + pick(d.plan), 0);
+  return {
+    computedAt: Math.min(...days.map((d) => d.plan.computedAt)),
+    resetAt: Math.min(...days.map((d) => d.plan.resetAt)),
+    intervalMs: max((plan) => plan.intervalMs),
+    projects: days.flatMap((d) => d.plan.projects.map((p) => ({ ...p, token: d.token }))),
+    plannedPollRequests: sum((plan) => plan.plannedPollRequests),
+    reserve: sum((plan) => plan.reserve),
+    foreignRequests: sum((plan) => plan.foreignRequests),
+    stalenessBoundMs: max((plan) => plan.stalenessBoundMs),
+    tokens: days.map(({ token, plan }) => ({
+      token,
+      intervalMs: plan.intervalMs,
+      projects: plan.projects.length,
+      plannedPollRequests: plan.plannedPollRequests,
+      reserve: plan.reserve,
+      foreignRequests: plan.foreignRequests,
+      stalenessBoundMs: plan.stalenessBoundMs,
+    })),
   };
 }
 

@@ -18,7 +18,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 /** One common option: the JSON type its config-file value must have, and how yargs takes it. */
 export interface CommonOption {
-  json: 'string' | 'number' | 'object';
+  json: 'string' | 'number' | 'object' | 'array';
   yargs: Options;
 }
 
@@ -51,7 +51,18 @@ export const COMMON_OPTIONS = {
   },
   'token-file': {
     json: 'string',
-    yargs: { type: 'string', describe: 'file holding the token (or PROJMIRROR_TOKEN)' },
+    yargs: {
+      type: 'string',
+      describe:
+        'file holding a token (or PROJMIRROR_TOKEN); repeat it, or join files with ":", for several tokens, each labelled by its file name',
+    },
+  },
+  'token-files': {
+    json: 'array',
+    yargs: {
+      describe:
+        'token files with labels and scopes (config file only): [{"file": FILE, "label": LABEL, "scope": "project" | "account"}]',
+    },
   },
   'ca-file': {
     json: 'string',
@@ -123,6 +134,7 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   ...STORE_OPTIONS,
   'base-url',
   'token-file',
+  'token-files',
   'ca-file',
   'realtime-url',
   'projects',

@@ -104,13 +104,14 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
 
 function hasType(value: unknown, type: CommonOption['json']): boolean {
   if (type === 'number') return typeof value === 'number' && Number.isFinite(value);
+  if (type === 'array') return Array.isArray(value);
   if (type === 'object')
     return typeof value === 'object' && value !== null && !Array.isArray(value);
   return typeof value === 'string';
 }
 
 function article(type: CommonOption['json']): string {
-  return type === 'object' ? 'an object' : `a ${type}`;
+  return type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`;
 }
 
 /** A value as an error line shows it: short JSON, or its kind. */

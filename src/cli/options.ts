@@ -1,23 +1,20 @@
 /**
  * The common options' resolution into checked values. Flags, environment (`PROJMIRROR_*`) and
  * the `--config` file are merged by yargs (`common-options.ts`); this module validates the
- * result and reads the token, which is never accepted as a flag.
+ * result and reads the tokens (`token-sources.ts`), which are never accepted as a flag.
  */
-import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { isTimeZone, trustedCertificates, UsageError } from '../domain/index.js';
-import { readSmallFile } from '../domain/small-file.js';
+import { TOKEN_PREFIX, type TokenCredential } from '../tokens/index.js';
 import {
   CONFIG_TOKEN_FILE,
   REMOTE_OPTIONS,
   STORE_OPTIONS,
   withCommonOptions,
 } from './common-options.js';
+import { readTokens } from './token-sources.js';
 
-const TOKEN_PREFIX = 'glt_';
-const CREDENTIAL_NAME = 'projmirror-token';
-/** The largest token file read, in bytes (a token is well under 100). */
-export const MAX_TOKEN_FILE_BYTES = 4 * 1024;
+export { MAX_TOKEN_FILE_BYTES, readToken } from './token-sources.js';
 
 /** Adds the common options, showing those of commands that only read or edit the mirror. */
 export function withStoreOptions(yargs: Argv): Argv {
@@ -32,7 +29,8 @@ export function withRemoteOptions(yargs: Argv): Argv {
 /** Everything needed to reach the service, checked. */
 export interface RemoteSettings {
   baseUrl: URL;
-  token: string;
+  /** Every configured token, labelled. */
+  tokens: TokenCredential[];
   caFile: string | undefined;
   realtimeUrl: URL | undefined;
   projects: string[] | undefined;
@@ -82,62 +80,22 @@ export function parseBaseUrl(value: unknown): URL {
   return url;
 }
 
-/** Refuses a token given as a flag: it would show in the process list. */
+/**
+ * Refuses a token given as a flag: it would show in the process list. `enqueue --token` takes a
+ * token's label, refused only when it is a token.
+ */
 export function refuseTokenFlag(argv: string[]): void {
   if (argv[0] === 'simulate') return;
-  if (argv.some((word) => word === '--token' || word.startsWith('--token='))) {
+  const values = argv.flatMap((word, index) => {
+    if (word === '--token') return [argv[index + 1] ?? ''];
+    return word.startsWith('--token=') ? [word.slice('--token='.length)] : [];
+  });
+  const label = (value: string) => argv[0] === 'enqueue' && !value.startsWith(TOKEN_PREFIX);
+  if (values.some((value) => !label(value))) {
     throw new UsageError(
       '--token is refused: a token on the command line shows in the process list; use --token-file or PROJMIRROR_TOKEN',
     );
   }
-}
-
-/** Writes a warning line on stderr. */
-function warnOnStderr(line: string): void {
-  process.stderr.write(`projmirror: warning: ${line}\n`);
-}
-
-/**
- * Reads the token: `--token-file`, `PROJMIRROR_TOKEN`, then the systemd credential. A file that
- * others may read is used with a warning naming its mode (as ssh does for a private key).
- */
-export function readToken(
-  tokenFile: unknown,
-  env: NodeJS.ProcessEnv = process.env,
-  warn: (line: string) => void = warnOnStderr,
-): string {
-  let token: string | undefined;
-  let source: string;
-  if (typeof tokenFile === 'string' && tokenFile !== '') {
-    source = `token file ${tokenFile}`;
-    token = readSecretFile(tokenFile, source, warn);
-  } else if (env['PROJMIRROR_TOKEN']) {
-    source = 'PROJMIRROR_TOKEN';
-    token = env['PROJMIRROR_TOKEN'];
-  } else if (env['CREDENTIALS_DIRECTORY']) {
-    const file = join(env['CREDENTIALS_DIRECTORY'], CREDENTIAL_NAME);
-    source = `credential ${file}`;
-    token = readSecretFile(file, source, warn);
-  } else {
-    throw new UsageError(
-      'no token: pass --token-file FILE, or set PROJMIRROR_TOKEN or PROJMIRROR_TOKEN_FILE',
-    );
-  }
-  token = token.trim();
-  if (token === '') throw new UsageError(`${source} is empty`);
-  if (!token.startsWith(TOKEN_PREFIX) || /\s/.test(token)) {
-    throw new UsageError(`${source} does not hold a token (tokens start with ${TOKEN_PREFIX})`);
-  }
-  return token;
-}
-
-function readSecretFile(file: string, source: string, warn: (line: string) => void): string {
-  const { text, mode } = readSmallFile(file, MAX_TOKEN_FILE_BYTES, source);
-  if ((mode & 0o077) !== 0) {
-    const octal = mode.toString(8).padStart(4, '0');
-    warn(`${source} is accessible by group or others (mode ${octal}); chmod 600 it`);
-  }
-  return text;
 }
 
 /** Checks `--timezone`: undefined when not given, else a zone the platform knows. */
@@ -178,11 +136,17 @@ export function resolveRemoteSettings(
   // Checked before anything is opened: the same policy the client and the listener apply.
   if (caFile !== undefined) trustedCertificates(caFile);
   // --token-file and PROJMIRROR_TOKEN_FILE beat PROJMIRROR_TOKEN, which beats the config file.
-  const tokenFile =
-    args['tokenFile'] ?? (env['PROJMIRROR_TOKEN'] ? undefined : args[CONFIG_TOKEN_FILE]);
+  const tokens = readTokens(
+    {
+      tokenFile: args['tokenFile'],
+      configTokenFile: args[CONFIG_TOKEN_FILE],
+      tokenFiles: args['tokenFiles'],
+    },
+    env,
+  );
   return {
     baseUrl,
-    token: readToken(tokenFile, env),
+    tokens,
     caFile,
     realtimeUrl,
     projects: parseProjectList(args['projects']),

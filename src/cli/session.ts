@@ -30,9 +30,12 @@ export interface CommandLogger {
  * journal), readable lines on a terminal, and on stderr when stdout carries the command's own
  * `--json` output.
  */
-export function openCommandLogger(args: Record<string, unknown>, secret?: string): CommandLogger {
+export function openCommandLogger(
+  args: Record<string, unknown>,
+  secrets: readonly string[] = [],
+): CommandLogger {
   const level = String(args['logLevel'] ?? 'info');
-  const common = { level, ...(secret === undefined ? {} : { secret }) };
+  const common = { level, secret: secrets };
   if (args['json'] === true) {
     const stderr = pino.destination({ dest: 2, sync: true });
     return { logger: createLogger({ ...common, destination: stderr }), logLines: undefined };
@@ -57,11 +60,12 @@ export function openSession(
 ): Session {
   const settings = resolveRemoteSettings(args);
   const timezone = parseTimeZone(args['timezone']);
-  const { logger, logLines } = openCommandLogger(args, settings.token);
+  const secrets = settings.tokens.map((token) => token.secret);
+  const { logger, logLines } = openCommandLogger(args, secrets);
   const engine = wireEngine(
     {
       baseUrl: settings.baseUrl,
-      token: settings.token,
+      tokens: settings.tokens,
       caFile: settings.caFile,
       routes: args['routes'],
     },

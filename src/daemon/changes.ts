@@ -60,7 +60,7 @@ export class ChangeApplier {
     if (request.scope === 'all') return this.options.reconcile(signal);
     const { projectId } = request;
     if (request.scope === 'task') {
-      const task = await remote.getTask(request.taskId, call);
+      const task = await remote.getTask(request.taskId, { ...call, projectId });
       const change: RecordChange =
         task === null
           ? { op: 'remove', type: 'task', projectId, id: request.taskId }

@@ -5,15 +5,16 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { ForeignUseEstimator, nextReset, planDay, type DailyPlan } from '../budget/index.js';
+import {
+  ForeignUseEstimator,
+  nextReset,
+  planTokens,
+  type DailyPlan,
+  type TokenPlanInput,
+} from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { OutboxPusher } from '../outbox/index.js';
-import {
-  Coalescer,
-  RealtimeListener,
-  type Change,
-  type RefreshRequest,
-} from '../realtime/index.js';
+import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 import { ChangeApplier } from './changes.js';
@@ -25,6 +26,8 @@ import type { MetricsSources } from './metrics.js';
 import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
 import { SyncStateRepository } from '../store/sync-state.js';
+import type { TokenCredential } from '../tokens/index.js';
+import { RealtimeLinks } from './realtime-links.js';
 
 /**
  * Waiters on the daemon's one abort signal at a time: each refresh, poll, push and sleep in flight
@@ -41,9 +44,11 @@ export interface DaemonOptions {
   engine: Engine;
   db: Db;
   logger: Logger;
-  /** Mirror only these projects (default: every project the token lists). */
+  /** Mirror only these projects (default: every project the tokens list). */
   projects?: string[] | undefined;
-  realtime?: { url: URL; token: string; caFile?: string | undefined } | undefined;
+  /** The realtime channel: one connection per token, each hearing the projects its token sees. */
+  realtime?:
+    { url: URL; tokens: readonly TokenCredential[]; caFile?: string | undefined } | undefined;
   reconcileCron?: string;
   historyRetentionDays?: number;
   /** Share of the daily quota kept for pushes and refreshes. */
@@ -77,12 +82,13 @@ export class Daemon {
   private readonly logger: Logger;
   private readonly facts: MirrorFacts;
   private readonly state: DaemonStateRepository;
-  private readonly foreign = new ForeignUseEstimator();
+  /** Others' use of each token, by label. */
+  private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
   private readonly pusher: OutboxPusher;
   private readonly applier: ChangeApplier;
   private readonly coalescer: Coalescer;
-  private readonly listener: RealtimeListener | undefined;
+  private readonly realtime: RealtimeLinks | undefined;
   private readonly schedules: Schedules;
   private readonly controller = new AbortController();
   private readonly loops: Promise<void>[] = [];
@@ -138,15 +144,13 @@ export class Daemon {
       },
       onRefresh: (request) => this.refresh(request),
     });
-    this.listener = options.realtime
-      ? new RealtimeListener({
-          url: options.realtime.url,
-          token: options.realtime.token,
-          ...(options.realtime.caFile ? { caFile: options.realtime.caFile } : {}),
+    this.realtime = options.realtime
+      ? new RealtimeLinks({
+          ...options.realtime,
           clock: this.clock,
           logger: options.logger.child({ subsystem: 'realtime' }),
           onChange: (change: Change) => this.coalescer.push(change),
-          onStatus: (status) => this.setRealtime(status === 'connected'),
+          onStatus: (connected) => this.setRealtime(connected),
         })
       : undefined;
     this.schedules = new Schedules({
@@ -174,7 +178,7 @@ export class Daemon {
     const signal = this.controller.signal;
     // `push` checks this, so that two pushers never resend each other's items.
     this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
-    this.listener?.start(signal);
+    this.realtime?.start(signal);
     this.pusher.start(signal);
     // Tracked like a loop, so that stop() aborts it and waits for it.
     const startup = this.startupReconcile(signal);
@@ -196,7 +200,7 @@ export class Daemon {
       ...this.loops,
       ...this.refreshes,
       this.pusher.stop(),
-      this.listener?.stop(),
+      this.realtime?.stop(),
     ]);
     this.options.engine.persistBudget();
     this.state.delete(STATE_KEYS.daemon);
@@ -209,10 +213,12 @@ export class Daemon {
     const syncState = new SyncStateRepository(engine.db);
     const ms = (at: string | null) => (at === null ? undefined : Date.parse(at));
     return {
-      quota: () => {
-        const budget = engine.governor.snapshot();
-        return { limit: budget.quotaLimit, remaining: budget.quotaRemaining };
-      },
+      quota: () =>
+        engine.tokens().map(({ label, budget }) => ({
+          token: label,
+          limit: budget.quotaLimit,
+          remaining: budget.quotaRemaining,
+        })),
       projectTimes: () =>
         syncState.list().map((row) => ({
           projectId: row.projectId,
@@ -229,23 +235,34 @@ export class Daemon {
     return this.realtimeConnected;
   }
 
-  /** The plan in force, recomputed from what the governor and the mirror know now. */
+  /**
+   * The plan in force, recomputed from what the governors and the mirror know now: each token's
+   * quota spread over the projects it reads (a project no token reads yet counts on the first).
+   */
   plan(): DailyPlan {
     const now = this.clock.now();
-    const budget = this.options.engine.governor.snapshot();
-    const quotaLimit = budget.quotaLimit ?? DEFAULT_QUOTA_LIMIT;
-    return planDay({
-      now,
-      resetAt: budget.quotaResetAt ?? nextReset(now),
-      quotaLimit,
-      quotaRemaining: budget.quotaRemaining ?? quotaLimit,
-      foreignRatePerHour: this.foreign.ratePerHour(),
-      realtimeConnected: this.realtimeConnected,
-      projects: this.facts.taskCounts(this.options.projects),
-      ...optional('reserveShare', this.options.reserveShare),
-      ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
-      ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
-    });
+    const tokens = this.options.engine.tokens();
+    const owner = new Map(tokens.flatMap((token) => token.projects.map((id) => [id, token.label])));
+    const first = tokens[0]?.label;
+    const projects = this.facts.taskCounts(this.options.projects);
+    return planTokens(
+      tokens.map((token): TokenPlanInput => {
+        const quotaLimit = token.budget.quotaLimit ?? DEFAULT_QUOTA_LIMIT;
+        return {
+          token: token.label,
+          now,
+          resetAt: token.budget.quotaResetAt ?? nextReset(now),
+          quotaLimit,
+          quotaRemaining: token.budget.quotaRemaining ?? quotaLimit,
+          foreignRatePerHour: this.foreignUse(token.label).ratePerHour(),
+          realtimeConnected: this.realtimeConnected,
+          projects: projects.filter((p) => (owner.get(p.id) ?? first) === token.label),
+          ...optional('reserveShare', this.options.reserveShare),
+          ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
+          ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
+        };
+      }),
+    );
   }
 
   /**
@@ -317,11 +334,11 @@ export class Daemon {
     this.track(this.applier.refresh(request, this.controller.signal));
   }
 
-  /** Feeds the estimate of others' use and saves budget and plan for `status`. */
+  /** Feeds the estimates of others' use and saves budgets and plan for `status`. */
   private afterRequests(): void {
-    const budget = this.options.engine.governor.snapshot();
-    if (budget.quotaRemaining !== undefined) {
-      this.foreign.observe(this.clock.now(), budget.quotaRemaining, budget.sentTotal);
+    for (const { label, budget } of this.options.engine.tokens()) {
+      if (budget.quotaRemaining === undefined) continue;
+      this.foreignUse(label).observe(this.clock.now(), budget.quotaRemaining, budget.sentTotal);
     }
     try {
       this.options.engine.persistBudget();
@@ -331,6 +348,16 @@ export class Daemon {
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'could not save the plan');
     }
+  }
+
+  /** The estimate of others' use of the token `label`. */
+  private foreignUse(label: string): ForeignUseEstimator {
+    let estimator = this.foreign.get(label);
+    if (estimator === undefined) {
+      estimator = new ForeignUseEstimator();
+      this.foreign.set(label, estimator);
+    }
+    return estimator;
   }
 
   private setRealtime(connected: boolean): void {
@@ -362,6 +389,7 @@ function summary(plan: DailyPlan) {
     reserve: plan.reserve,
     foreignRequests: plan.foreignRequests,
     stalenessBoundMs: plan.stalenessBoundMs,
+    tokens: plan.tokens ?? [],
   };
 }
 

@@ -35,8 +35,8 @@ export interface LoggerOptions {
   level: string;
   /** Where lines go; stdout by default. */
   destination?: DestinationStream;
-  /** The token, as a last line of defence: any occurrence in a line is replaced. */
-  secret?: string;
+  /** The token (or every token), as a last line of defence: any occurrence in a line is replaced. */
+  secret?: string | readonly string[];
   /** `json` by default. */
   format?: LogFormat;
   /** Prefix each line with its syslog priority (`<4>`), as journald reads stdout. */
@@ -51,8 +51,8 @@ export function createLogger(options: LoggerOptions): Logger {
   let stream = options.destination ?? pino.destination({ dest: 1, sync: true });
   if (options.syslogPrefix) stream = withSyslogPriority(stream);
   if (options.format === 'pretty') stream = prettyLines(stream);
-  const secret = options.secret;
-  if (secret !== undefined && secret !== '') stream = scrubbed(stream, secret);
+  const secrets = [options.secret ?? []].flat().filter((secret) => secret !== '');
+  if (secrets.length > 0) stream = scrubbed(stream, secrets);
   return pino(
     {
       level: options.level,
@@ -66,11 +66,13 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 /**
- * Replaces every occurrence of `secret` in a line, as written and as JSON escapes it (a token
+ * Replaces every occurrence of each secret in a line, as written and as JSON escapes it (a token
  * holding a quote or a backslash appears escaped in a JSON line), whatever field carries it.
  */
-function scrubbed(destination: DestinationStream, secret: string): DestinationStream {
-  const forms = [...new Set([secret, JSON.stringify(secret).slice(1, -1)])];
+function scrubbed(destination: DestinationStream, secrets: readonly string[]): DestinationStream {
+  const forms = [
+    ...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])),
+  ];
   return {
     write: (line: string) =>
       destination.write(forms.reduce((text, form) => text.split(form).join('[REDACTED]'), line)),

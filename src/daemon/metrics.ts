@@ -22,9 +22,20 @@ export interface ProjectTimes {
   lastChangeAt: number | undefined;
 }
 
+/** One token's quota as last learned, by its label (never its value). */
+export interface TokenQuota {
+  token: string;
+  limit?: number | undefined;
+  remaining?: number | undefined;
+}
+
+/** The `token` label of a response whose token is not named (one unlabelled token). */
+export const UNNAMED_TOKEN = 'default';
+
 /** Where the gauges read their current values when Prometheus scrapes. */
 export interface MetricsSources {
-  quota(): { limit?: number; remaining?: number };
+  /** Each token's quota. */
+  quota(): TokenQuota[];
   projectTimes(): ProjectTimes[];
   outboxDepth(): Record<string, number>;
   realtimeConnected(): boolean;
@@ -38,8 +49,8 @@ export interface BuildInfo {
 /** The daemon's metrics, in a registry of their own (nothing module-global). */
 export class DaemonMetrics {
   readonly registry = new Registry();
-  readonly requests: Counter<'route' | 'status'>;
-  readonly rateLimited: Counter<'code'>;
+  readonly requests: Counter<'route' | 'status' | 'token'>;
+  readonly rateLimited: Counter<'code' | 'token'>;
   readonly duration: Histogram<'route'>;
 
   constructor(sources: MetricsSources, build: BuildInfo) {
@@ -53,14 +64,14 @@ export class DaemonMetrics {
     }).set({ version: build.version, nodejs: process.versions.node }, 1);
     this.requests = new Counter({
       name: 'projmirror_requests_total',
-      help: 'Requests sent to the service, by route and HTTP status (0: no answer)',
-      labelNames: ['route', 'status'],
+      help: 'Requests sent to the service, by route, HTTP status (0: no answer) and token label',
+      labelNames: ['route', 'status', 'token'],
       registers,
     });
     this.rateLimited = new Counter({
       name: 'projmirror_rate_limited_total',
-      help: "429 answers received, by the service's error code",
-      labelNames: ['code'],
+      help: "429 answers received, by the service's error code and token label",
+      labelNames: ['code', 'token'],
       registers,
     });
     this.duration = new Histogram({
@@ -93,35 +104,49 @@ export class DaemonMetrics {
     });
   }
 
-  /** Counts one response of the service (status 0 for no answer), with its duration and code. */
-  recordResponse(route: string, status: number, ms: number, code?: string): void {
-    this.requests.inc({ route, status: String(status) });
+  /**
+   * Counts one response of the service (status 0 for no answer), with its duration, code and
+   * the label of the token that sent it.
+   */
+  recordResponse(
+    route: string,
+    status: number,
+    ms: number,
+    code?: string,
+    token: string = UNNAMED_TOKEN,
+  ): void {
+    this.requests.inc({ route, status: String(status), token });
     this.duration.observe({ route }, ms / 1000);
     if (status === 429) {
       const label = code === undefined ? 'none' : CODE_LABEL.test(code) ? code : 'other';
-      this.rateLimited.inc({ code: label });
+      this.rateLimited.inc({ code: label, token });
     }
   }
 }
 
+/** Per token: its quota and what is left of it, labelled with the token's label. */
 function quotaGauges(sources: MetricsSources, registers: Registry[]): void {
+  const figure = (key: 'limit' | 'remaining') =>
+    function collect(this: Gauge<'token'>) {
+      this.reset();
+      for (const quota of sources.quota()) {
+        const value = quota[key];
+        if (value !== undefined) this.set({ token: quota.token }, value);
+      }
+    };
   new Gauge({
     name: 'projmirror_quota_limit',
-    help: 'Daily request quota, as the service last reported it',
+    help: 'Daily request quota of each token, as the service last reported it',
+    labelNames: ['token'],
     registers,
-    collect() {
-      const limit = sources.quota().limit;
-      if (limit !== undefined) this.set(limit);
-    },
+    collect: figure('limit'),
   });
   new Gauge({
     name: 'projmirror_quota_remaining',
-    help: 'Requests left in the quota day, as the service last reported it',
+    help: 'Requests left in the quota day of each token, as the service last reported it',
+    labelNames: ['token'],
     registers,
-    collect() {
-      const remaining = sources.quota().remaining;
-      if (remaining !== undefined) this.set(remaining);
-    },
+    collect: figure('remaining'),
   });
 }
 

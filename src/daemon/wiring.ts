@@ -1,28 +1,42 @@
 /**
- * The composition root: the mirror file, one request governor, one HTTP remote, the mirror engine
- * (whose writer is the one write path into the mirror) and the outbox pusher over them, wired
- * for a command (`sync`, `push`, `demo`) or the daemon (`run`). Nothing else constructs these
- * classes; observers (progress bars, metrics) subscribe to the wired engine afterwards.
+ * The composition root: the mirror file, per token a request governor and an HTTP remote (every
+ * governor sharing one per-IP window), the routed remote over them, the mirror engine (whose
+ * writer is the one write path into the mirror) and the outbox pusher, wired for a command
+ * (`sync`, `push`, `demo`) or the daemon (`run`). Nothing else constructs these classes;
+ * observers (progress bars, metrics) subscribe to the wired engine afterwards.
  */
 import type { Logger } from 'pino';
-import { RequestGovernor, type BudgetSnapshot, type GovernorOptions } from '../budget/index.js';
+import {
+  DEFAULT_IP_LIMIT,
+  DEFAULT_IP_WINDOW_MS,
+  DEFAULT_WINDOW_SLACK_MS,
+  RequestGovernor,
+  RollingWindow,
+  type BudgetSnapshot,
+  type GovernorOptions,
+} from '../budget/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { Mirror, type SyncProgress } from '../mirror/index.js';
-import {
-  createHttpRemote,
-  parseRouteOverrides,
-  type HttpRemote,
-  type ResponseMetric,
-} from '../remote/index.js';
+import { createHttpRemote, parseRouteOverrides, type ResponseMetric } from '../remote/index.js';
 import { answersInto, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { openMirrorFile } from '../store/writable.js';
-import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import {
+  checkTokenSet,
+  FAILOVER_WAIT_MS,
+  RoutedRemote,
+  type RoutingState,
+  type TokenCredential,
+  type TokenRoute,
+  type TokenView,
+} from '../tokens/index.js';
 
 /** How to reach the service, already checked by the CLI. */
 export interface ServiceSettings {
   baseUrl: URL;
-  token: string;
+  /** One or more tokens, each with its label. */
+  tokens: readonly TokenCredential[];
   caFile?: string | undefined;
   /** Route overrides from the config file. */
   routes?: unknown;
@@ -34,9 +48,10 @@ export interface EngineOptions {
   db: string | Db;
   logger: Logger;
   clock?: Clock;
-  /** Passed to the governor: a command gives up on waits longer than this. */
+  /** Passed to the governors: a command gives up on waits longer than this. */
   maxWaitMs?: number;
-  governor?: Omit<GovernorOptions, 'clock' | 'restore' | 'maxWaitMs'>;
+  /** Options of every token's governor (each token gets its own, sharing the per-IP window). */
+  governor?: Omit<GovernorOptions, 'clock' | 'restore' | 'maxWaitMs' | 'ipWindow'>;
 }
 
 /** The settings of a pusher beyond what the engine gives it. */
@@ -48,8 +63,8 @@ export type PusherSettings = Partial<
 export interface Engine {
   db: Db;
   clock: Clock;
-  governor: RequestGovernor;
-  remote: HttpRemote;
+  /** The service through every token. */
+  remote: RoutedRemote;
   mirror: Mirror;
   /** Daemon bookkeeping kept across restarts (budget, plan, start-up). */
   state: DaemonStateRepository;
@@ -57,9 +72,13 @@ export interface Engine {
   pusher(settings?: PusherSettings): OutboxPusher;
   /** Calls `listener` after every task page a pass reads. */
   onProgress(listener: (progress: SyncProgress) => void): void;
-  /** Calls `listener` after every response (or failure) of the service. */
+  /** Calls `listener` after every response (or failure) of the service, with its token's label. */
   onResponse(listener: (metric: ResponseMetric) => void): void;
-  /** Saves what the governor learned, so `status` and the next start know it. */
+  /** Every token: its budget, the projects it reads, whether the service refuses it. */
+  tokens(): TokenView[];
+  /** Requests left today over every token whose quota is known; undefined when none is. */
+  quotaRemaining(): number | undefined;
+  /** Saves what the governors learned and the routing, so `status` and the next start know it. */
   persistBudget(): void;
   close(): Promise<void>;
 }
@@ -80,39 +99,33 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
   const { db, logger } = options;
   const clock = options.clock ?? systemClock;
   const state = new DaemonStateRepository(db);
-  const restore = state.get<BudgetSnapshot>(STATE_KEYS.budget);
   const progress = new Set<(progress: SyncProgress) => void>();
   const responses = new Set<(metric: ResponseMetric) => void>();
-  const governor = new RequestGovernor({
-    ...options.governor,
+  const routes = tokenRoutes(settings, options, clock, state, (metric) =>
+    responses.forEach((listener) => listener(metric)),
+  );
+  const remote = new RoutedRemote({
+    routes,
     clock,
-    ...(restore ? { restore } : {}),
-    ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
-  });
-  const remote = createHttpRemote({
-    baseUrl: settings.baseUrl,
-    token: settings.token,
-    gate: governor,
-    clock,
-    logger: logger.child({ subsystem: 'remote' }),
-    ...(settings.caFile ? { caFile: settings.caFile } : {}),
-    ...(settings.routes === undefined ? {} : { routes: parseRouteOverrides(settings.routes) }),
-    onResponse: (metric) => responses.forEach((listener) => listener(metric)),
+    logger: logger.child({ subsystem: 'tokens' }),
+    restore: state.get<RoutingState>(STATE_KEYS.routing),
   });
   const mirror = new Mirror({
     db,
     remote,
     clock,
     logger: logger.child({ subsystem: 'mirror' }),
+    laneOf: (projectId) => remote.tokenOf(projectId) ?? '',
     onProgress: (event) => progress.forEach((listener) => listener(event)),
   });
   const persistBudget = () => {
-    state.set(STATE_KEYS.budget, governor.snapshot(), isoTime(clock.now()));
+    const at = isoTime(clock.now());
+    for (const route of routes) state.set(budgetKey(route.label), route.governor.snapshot(), at);
+    state.set(STATE_KEYS.routing, remote.saved(), at);
   };
   const engine: Engine = {
     db,
     clock,
-    governor,
     remote,
     mirror,
     state,
@@ -127,6 +140,12 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
       }),
     onProgress: (listener) => progress.add(listener),
     onResponse: (listener) => responses.add(listener),
+    tokens: () => remote.tokens(),
+    quotaRemaining: () => {
+      const known = routes.map((route) => route.governor.snapshot().quotaRemaining);
+      const counts = known.filter((left): left is number => left !== undefined);
+      return counts.length === 0 ? undefined : counts.reduce((sum, left) => sum + left, 0);
+    },
     persistBudget,
     close: async () => {
       if (db.open) persistBudget();
@@ -135,4 +154,53 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
     },
   };
   return engine;
+}
+
+/**
+ * Per token a governor (its budget restored from the mirror) and an HTTP client, every governor
+ * sharing one per-IP window. With several tokens a governor gives up on waits past
+ * `FAILOVER_WAIT_MS`, so that the routed remote hands the project to another token instead.
+ */
+function tokenRoutes(
+  settings: ServiceSettings,
+  options: EngineOptions,
+  clock: Clock,
+  state: DaemonStateRepository,
+  onResponse: (metric: ResponseMetric) => void,
+): TokenRoute[] {
+  checkTokenSet(settings.tokens);
+  const shared = options.governor ?? {};
+  const ipWindow = new RollingWindow(
+    shared.ipLimit ?? DEFAULT_IP_LIMIT,
+    shared.ipWindowMs ?? DEFAULT_IP_WINDOW_MS,
+    shared.windowSlackMs ?? DEFAULT_WINDOW_SLACK_MS,
+  );
+  const single = settings.tokens.length === 1;
+  const maxWaitMs = single
+    ? options.maxWaitMs
+    : Math.min(options.maxWaitMs ?? FAILOVER_WAIT_MS, FAILOVER_WAIT_MS);
+  const routes = parseRouteOverrides(settings.routes);
+  return settings.tokens.map((token) => {
+    const restore =
+      state.get<BudgetSnapshot>(budgetKey(token.label)) ??
+      (single ? state.get<BudgetSnapshot>(STATE_KEYS.budget) : undefined);
+    const governor = new RequestGovernor({
+      ...shared,
+      clock,
+      ipWindow,
+      ...(restore ? { restore } : {}),
+      ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+    });
+    const remote = createHttpRemote({
+      baseUrl: settings.baseUrl,
+      token: token.secret,
+      gate: governor,
+      clock,
+      logger: options.logger.child({ subsystem: 'remote', token: token.label }),
+      ...(settings.caFile ? { caFile: settings.caFile } : {}),
+      ...(settings.routes === undefined ? {} : { routes }),
+      onResponse: (metric) => onResponse({ ...metric, token: token.label }),
+    });
+    return { label: token.label, scope: token.scope, remote, governor };
+  });
 }

@@ -164,6 +164,20 @@ export class BudgetExhaustedError extends ProjmirrorError {
 }
 
 /**
+ * Some of the listings that make up the projects list failed (one of several tokens): `projects`
+ * is what the others listed. A project missing from it may only be unseen, so none is taken as
+ * deleted.
+ */
+export class IncompleteListingError extends ProjmirrorError {
+  readonly projects: readonly unknown[];
+
+  constructor(projects: readonly unknown[], problem: string) {
+    super('listing_incomplete', `list projects: ${problem}`);
+    this.projects = projects;
+  }
+}
+
+/**
  * A full read of a project's tasks did not hold together even after its one repeat: the total
  * kept moving, rows came twice, or pages ran past `X-Total-Count`. The mirror is left as it was.
  */

@@ -30,7 +30,15 @@ export interface WriteRequest {
   idempotencyKey?: string;
   /** The project the write belongs to, for errors and the budget. */
   projectId: string;
+  /**
+   * The label of the token to send it with, when several are configured (`writeToken` chose it);
+   * absent: the remote's own choice.
+   */
+  token?: string;
 }
+
+/** Which token sends a write: its label, or why no token can. */
+export type WriteToken = { label: string } | { refused: string };
 
 /** The service's answer to a successful write. `body` is parsed JSON, or null when empty. */
 export interface WriteResponse {
@@ -45,6 +53,11 @@ export type RequestPurpose = 'push' | 'refresh' | 'poll';
 export interface CallOptions {
   signal?: AbortSignal;
   purpose?: RequestPurpose;
+  /**
+   * The project a call whose route names none belongs to (get task), so that a remote with
+   * several tokens sends it with the token that reads that project.
+   */
+  projectId?: string;
 }
 
 /** The service's operations that the engines use. Errors are `src/domain/errors.ts` classes. */
@@ -68,6 +81,16 @@ export interface RemoteApi {
   listResources(projectId: string, options?: CallOptions): Promise<Resource[]>;
   listDependencies(projectId: string, options?: CallOptions): Promise<Dependency[]>;
   send(request: WriteRequest, options?: CallOptions): Promise<WriteResponse>;
+  /**
+   * With several tokens: the token that sends writes to `projectId`. `requested` (a label the
+   * item recorded at its first attempt, or chose when queued) is kept when it is configured;
+   * without one, the token that reads the project. A remote of one token need not implement it.
+   */
+  writeToken?(
+    projectId: string,
+    requested: string | null,
+    options?: CallOptions,
+  ): Promise<WriteToken>;
 }
 
 /** What a response told us about the budget, reported to the gate after every counted call. */

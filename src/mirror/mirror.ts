@@ -7,6 +7,7 @@ import {
   BudgetExhaustedError,
   checkList,
   errorLine,
+  IncompleteListingError,
   RateLimitedError,
   UsageError,
   type Project,
@@ -37,6 +38,7 @@ interface InFlight {
 /** The mirror engine over one database connection and one remote. */
 export class Mirror {
   private readonly deps: PassDeps;
+  private readonly laneOf: (projectId: string) => string;
   private readonly inFlight = new Map<string, InFlight>();
 
   constructor(options: MirrorOptions) {
@@ -45,6 +47,7 @@ export class Mirror {
       throw new UsageError(`page size ${pageSize} is not an integer from 1 to ${MAX_PAGE_SIZE}`);
     }
     const store = new MirrorStore(options.db);
+    this.laneOf = options.laneOf ?? (() => '');
     this.deps = {
       store,
       writer: new MirrorWriter(store, options.clock),
@@ -68,44 +71,86 @@ export class Mirror {
 
   /**
    * Lists projects once, then passes over each of `projectIds` (default: every listed project,
-   * and then projects no longer listed are deleted from the mirror). A failing project does not
-   * stop the others, except a spent quota or an abort, after which the rest are reported as not
-   * attempted. Never throws for remote failures: they are in the report.
+   * and then projects no longer listed are deleted from the mirror). Projects in different lanes
+   * (`laneOf`) are passed at once, those of one lane one after the other. A failing project does
+   * not stop the others, except a spent quota or an abort, after which the rest of its lane are
+   * reported as not attempted. A listing that is incomplete (`IncompleteListingError`) removes
+   * nothing, and the projects it lacks fail with its reason. Never throws for remote failures:
+   * they are in the report.
    */
   async syncAll(projectIds?: readonly string[], options: SyncOptions = {}): Promise<SyncReport> {
     const report: SyncReport = { ok: true, requests: 1, projects: [], removedProjects: [] };
-    let listed: Map<string, Project>;
+    let projects: readonly unknown[];
     try {
-      const projects = await this.deps.remote.listProjects(callOptions(options));
-      const context = { route: 'listProjects' };
-      listed = new Map(checkList(projects, 'project', context).map((p) => [p.id, p as Project]));
+      projects = await this.deps.remote.listProjects(callOptions(options));
     } catch (error) {
-      return { ...report, ok: false, error: errorLine(error) };
-    }
-    if (projectIds === undefined) report.removedProjects = this.removeUnlisted(listed);
-    let stopped: string | undefined;
-    for (const projectId of projectIds ?? [...listed.keys()]) {
-      const project = listed.get(projectId);
-      let result: ProjectSyncResult;
-      if (stopped !== undefined) {
-        result = this.skipped(projectId, `not attempted: ${stopped}`);
-      } else if (project === undefined) {
-        result = this.skipped(projectId, `project ${projectId} is not listed for this token`);
-      } else {
-        const outcome = await this.runPass(projectId, project, options);
-        result = outcome.result;
-        if (stopsOthers(outcome.failure, options)) stopped = result.error;
+      if (!(error instanceof IncompleteListingError)) {
+        return { ...report, ok: false, error: errorLine(error) };
       }
+      projects = error.projects;
+      report.listingError = errorLine(error);
+    }
+    const context = { route: 'listProjects' };
+    const listed = new Map(
+      checkList(projects, 'project', context).map((p) => [p.id, p as Project]),
+    );
+    let ids = projectIds ?? [...listed.keys()];
+    if (projectIds === undefined && report.listingError === undefined) {
+      report.removedProjects = this.removeUnlisted(listed);
+    } else if (projectIds === undefined) {
+      ids = [...ids, ...this.deps.store.projects.ids().filter((id) => !listed.has(id))];
+    }
+    const results = new Map<string, ProjectSyncResult>();
+    const lanes = new Map<string, string[]>();
+    for (const id of ids) {
+      if (listed.has(id)) lanes.set(this.laneOf(id), [...(lanes.get(this.laneOf(id)) ?? []), id]);
+      else results.set(id, this.unlisted(id, report.listingError));
+    }
+    await Promise.all(
+      [...lanes.values()].map((lane) => this.syncLane(lane, listed, options, results)),
+    );
+    for (const id of ids) {
+      const result = results.get(id) as ProjectSyncResult;
       report.projects.push(result);
       report.requests += result.requests;
     }
-    report.ok = report.projects.every((result) => result.ok);
+    report.ok = report.listingError === undefined && report.projects.every((result) => result.ok);
     return report;
   }
 
   /** One full pass over one project, reading the project itself with get project. */
   async syncProject(projectId: string, options: SyncOptions = {}): Promise<ProjectSyncResult> {
     return (await this.runPass(projectId, undefined, options)).result;
+  }
+
+  /** Passes over one lane's projects one after the other, into `results`. */
+  private async syncLane(
+    projectIds: readonly string[],
+    listed: ReadonlyMap<string, Project>,
+    options: SyncOptions,
+    results: Map<string, ProjectSyncResult>,
+  ): Promise<void> {
+    let stopped: string | undefined;
+    for (const projectId of projectIds) {
+      if (stopped !== undefined) {
+        results.set(projectId, this.skipped(projectId, `not attempted: ${stopped}`));
+        continue;
+      }
+      const outcome = await this.runPass(projectId, listed.get(projectId), options);
+      results.set(projectId, outcome.result);
+      if (stopsOthers(outcome.failure, options)) stopped = outcome.result.error;
+    }
+  }
+
+  /** The result of a project the listing lacks. */
+  private unlisted(projectId: string, listingError: string | undefined): ProjectSyncResult {
+    if (listingError === undefined) {
+      return this.skipped(projectId, `project ${projectId} is not listed for this token`);
+    }
+    return {
+      ...this.skipped(projectId, `project ${projectId} is not listed: ${listingError}`),
+      errorCode: 'listing_incomplete',
+    };
   }
 
   /** Runs a pass, or joins the one already running for this project. */

@@ -24,6 +24,11 @@ export interface MirrorOptions {
   pageSize?: number;
   /** Called after every task page read (for progress bars). */
   onProgress?: (progress: SyncProgress) => void;
+  /**
+   * The lane of a project's pass in `syncAll`: lanes run at once, each one project at a time
+   * (the composition root gives each token its lane). One lane when absent.
+   */
+  laneOf?: (projectId: string) => string;
 }
 
 /** Per-call options of a sync. */
@@ -84,6 +89,11 @@ export interface SyncReport {
   ok: boolean;
   /** Why no project could be synced (list projects failed). */
   error?: string;
+  /**
+   * Why the projects list is incomplete (some of several tokens failed to list): projects only
+   * they list were not synced, and no project was removed.
+   */
+  listingError?: string;
   /** Requests sent, list projects included. */
   requests: number;
   projects: ProjectSyncResult[];

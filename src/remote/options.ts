@@ -53,6 +53,8 @@ export interface ResponseMetric {
   ms: number;
   /** The service's error `code` of an answer that is not a success, when its body gives one. */
   code?: string;
+  /** The label of the token that sent it (added by the composition root), never its value. */
+  token?: string;
 }
 
 /** Everything the client takes; only `baseUrl`, `token` and `gate` are required. */

@@ -3,11 +3,19 @@ import type { Db } from './database.js';
 
 /** Keys of `daemon_state`. */
 export const STATE_KEYS = {
+  /** The budget of a mirror's only token before several tokens (read to restore it, once). */
   budget: 'budget',
   plan: 'plan',
   daemon: 'daemon',
   startup: 'startup',
+  /** Which token reads each project. */
+  routing: 'routing',
 } as const;
+
+/** The key of one token's learned budget: `budget:<label>`. */
+export function budgetKey(label: string): string {
+  return `${STATE_KEYS.budget}:${label}`;
+}
 
 /** Reads and writes `daemon_state` values as JSON. */
 export class DaemonStateRepository {

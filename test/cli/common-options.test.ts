@@ -73,6 +73,7 @@ describe('the common options', () => {
       timezone: 'Europe/Berlin',
       'base-url': sim.baseUrl,
       'token-file': tokenFile,
+      'token-files': '',
       'ca-file': sim.caFile ?? '',
       'realtime-url': sim.realtimeUrl,
       projects: 'p_1',
@@ -85,7 +86,10 @@ describe('the common options', () => {
       'item-retry-window-ms': '1000',
     };
     expect(Object.keys(values).sort()).toEqual([...Object.keys(COMMON_OPTIONS), 'config'].sort());
-    const given = Object.entries(values).filter(([name]) => name !== 'routes');
+    // routes and token-files are config file keys only.
+    const given = Object.entries(values).filter(
+      ([name]) => name !== 'routes' && name !== 'token-files',
+    );
     const env = Object.fromEntries(
       given.map(([name, value]) => [
         `PROJMIRROR_${name.toUpperCase().replaceAll('-', '_')}`,

@@ -6,6 +6,7 @@ import { wireEngine, type EngineOptions } from '../../src/daemon/wiring.js';
 import type { Clock } from '../../src/domain/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { tempDatabase } from '../fixtures/db.js';
+import { singleToken } from '../../src/tokens/index.js';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -25,7 +26,7 @@ export async function startTestDaemon(
   const { db } = tempDatabase();
   const logger = pino({ level: 'silent' });
   const engine = wireEngine(
-    { baseUrl: new URL(sim.baseUrl), token: sim.token },
+    { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
     { db, logger, ...(options.clock ? { clock: options.clock } : {}), ...options.engine },
   );
   const daemon = new Daemon({
@@ -34,7 +35,7 @@ export async function startTestDaemon(
     logger,
     ...(options.realtime === false
       ? {}
-      : { realtime: { url: new URL(sim.realtimeUrl), token: sim.token } }),
+      : { realtime: { url: new URL(sim.realtimeUrl), tokens: singleToken(sim.token) } }),
     ...options.daemon,
   });
   onTestFinished(async () => {

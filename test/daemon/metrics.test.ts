@@ -7,7 +7,10 @@ describe('metrics endpoint', () => {
     const passAt = Date.parse('2026-11-22T10:00:00Z');
     const metrics = new DaemonMetrics(
       {
-        quota: () => ({ limit: 5000, remaining: 4321 }),
+        quota: () => [
+          { token: 'client', limit: 5000, remaining: 4321 },
+          { token: 'team', limit: 5000, remaining: 17 },
+        ],
         projectTimes: () => [
           { projectId: 'p_1', lastPassAt: passAt, lastChangeAt: passAt + 1500 },
           { projectId: 'p_2', lastPassAt: undefined, lastChangeAt: undefined },
@@ -23,6 +26,7 @@ describe('metrics endpoint', () => {
     metrics.recordResponse('getTask', 429, 5, 'quota_exceeded');
     metrics.recordResponse('getTask', 429, 5, 'Not a {label}');
     metrics.recordResponse('getTask', 429, 5);
+    metrics.recordResponse('listTasks', 200, 40, undefined, 'team');
     const server = await startMetricsServer(metrics, { host: '127.0.0.1', port: 0 }, () => ({
       ok: connected,
       detail: { connected },
@@ -31,23 +35,31 @@ describe('metrics endpoint', () => {
     const base = `http://127.0.0.1:${server.port}`;
 
     const text = await (await fetch(`${base}/metrics`)).text();
-    expect(text).toContain('projmirror_requests_total{route="listTasks",status="200"} 2');
-    expect(text).toContain('projmirror_rate_limited_total{code="rate_limited"} 1');
-    expect(text).toContain('projmirror_rate_limited_total{code="quota_exceeded"} 1');
-    expect(text).toContain('projmirror_rate_limited_total{code="other"} 1');
-    expect(text).toContain('projmirror_rate_limited_total{code="none"} 1');
     expect(text).toContain(
-      'projmirror_request_duration_seconds_bucket{le="0.05",route="listTasks"} 2',
+      'projmirror_requests_total{route="listTasks",status="200",token="default"} 2',
     );
     expect(text).toContain(
-      'projmirror_request_duration_seconds_bucket{le="0.5",route="listTasks"} 3',
+      'projmirror_requests_total{route="listTasks",status="200",token="team"} 1',
+    );
+    expect(text).toContain('projmirror_rate_limited_total{code="rate_limited",token="default"} 1');
+    expect(text).toContain(
+      'projmirror_rate_limited_total{code="quota_exceeded",token="default"} 1',
+    );
+    expect(text).toContain('projmirror_rate_limited_total{code="other",token="default"} 1');
+    expect(text).toContain('projmirror_rate_limited_total{code="none",token="default"} 1');
+    expect(text).toContain(
+      'projmirror_request_duration_seconds_bucket{le="0.05",route="listTasks"} 3',
+    );
+    expect(text).toContain(
+      'projmirror_request_duration_seconds_bucket{le="0.5",route="listTasks"} 4',
     );
     expect(text).toContain('projmirror_request_duration_seconds_count{route="getTask"} 3');
     expect(text).toContain(
       `projmirror_build_info{version="9.8.7",nodejs="${process.versions.node}"} 1`,
     );
-    expect(text).toContain('projmirror_quota_limit 5000');
-    expect(text).toContain('projmirror_quota_remaining 4321');
+    expect(text).toContain('projmirror_quota_limit{token="client"} 5000');
+    expect(text).toContain('projmirror_quota_remaining{token="client"} 4321');
+    expect(text).toContain('projmirror_quota_remaining{token="team"} 17');
     expect(text).toContain(
       `projmirror_last_consistent_pass_timestamp_seconds{project="p_1"} ${passAt / 1000}`,
     );
@@ -77,7 +89,7 @@ describe('metrics endpoint', () => {
   it('listens on the host it is given', async () => {
     const metrics = new DaemonMetrics(
       {
-        quota: () => ({}),
+        quota: () => [],
         projectTimes: () => [],
         outboxDepth: () => ({}),
         realtimeConnected: () => false,

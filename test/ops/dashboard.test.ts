@@ -15,7 +15,7 @@ describe('docs/grafana-dashboard.json', () => {
     expect(dashboard.__inputs.map((input) => input.name)).toEqual(['DS_PROMETHEUS']);
     const metrics = new DaemonMetrics(
       {
-        quota: () => ({ limit: 5000, remaining: 10 }),
+        quota: () => [{ token: 'default', limit: 5000, remaining: 10 }],
         projectTimes: () => [
           { projectId: 'p_1', lastPassAt: Date.now(), lastChangeAt: Date.now() },
         ],

@@ -16,6 +16,7 @@ import { Prng, type Simulator } from '../../src/sim/index.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { CLI_NODE_ARGS } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
+import { singleToken } from '../../src/tokens/index.js';
 
 const SQLITE_FAULT = fileURLToPath(new URL('./child/sqlite-fault.mjs', import.meta.url));
 
@@ -89,7 +90,10 @@ export async function inProcess<T extends 'sync' | 'push'>(
 ): Promise<T extends 'sync' ? SyncReport : PushReport> {
   const db = openDatabase(file);
   const logger = pino({ level: 'silent' });
-  const engine = wireEngine({ baseUrl: new URL(sim.baseUrl), token: sim.token }, { db, logger });
+  const engine = wireEngine(
+    { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
+    { db, logger },
+  );
   try {
     if (command === 'sync') return (await engine.mirror.syncAll()) as never;
     const pusher = engine.pusher();

@@ -14,6 +14,7 @@ import { wireEngine } from '../../src/daemon/wiring.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { seededRandom } from './helpers.js';
+import { singleToken } from '../../src/tokens/index.js';
 
 const READER = fileURLToPath(new URL('./child/reader.mjs', import.meta.url));
 const TASKS = 2_000;
@@ -50,7 +51,7 @@ describe('a reader process during passes', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: TASKS, limits: false });
     const { db, file } = tempDatabase();
     const engine = wireEngine(
-      { baseUrl: new URL(sim.baseUrl), token: sim.token },
+      { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
       {
         db,
         logger: pino({ level: 'silent' }),

@@ -11,6 +11,7 @@ import type { Db } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { singleToken } from '../../src/tokens/index.js';
 
 const MS_PER_DAY = 86_400_000;
 const TOKEN = 'glt_test_report_0123456789abcdef';
@@ -102,7 +103,7 @@ export async function buildReportMirror(): Promise<ReportMirror> {
   const { db, file } = tempDatabase();
   const clock = new FakeClock(todayMs() - 3 * MS_PER_DAY + MS_PER_DAY / 2);
   const engine = wireEngine(
-    { baseUrl: new URL(sim.baseUrl), token: TOKEN },
+    { baseUrl: new URL(sim.baseUrl), tokens: singleToken(TOKEN) },
     { db, logger: pino({ level: 'silent' }), clock },
   );
   const sync = async () => {

@@ -8,6 +8,7 @@ import { wireEngine } from '../../src/daemon/wiring.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { cli } from '../outbox/in-process-cli.js';
+import { singleToken } from '../../src/tokens/index.js';
 
 const TOKEN = 'glt_test_server_text_0123456789';
 /** Sets the terminal title, rings the bell, clears the screen, then forges a line. */
@@ -41,7 +42,7 @@ describe('server text in tables', () => {
     });
     const { db, file } = tempDatabase();
     const engine = wireEngine(
-      { baseUrl: new URL(sim.baseUrl), token: TOKEN },
+      { baseUrl: new URL(sim.baseUrl), tokens: singleToken(TOKEN) },
       { db, logger: pino({ level: 'silent' }) },
     );
     expect((await engine.mirror.syncAll()).ok).toBe(true);

@@ -18,6 +18,7 @@ import { createProgressView } from '../progress.js';
 import { openCommandLogger } from '../session.js';
 import { EXAMPLE_QUERIES, runExample } from '../demo/queries.js';
 import { table } from '../status/render.js';
+import { singleToken, type TokenView } from '../../tokens/index.js';
 
 /** The sample data: tasks per project; the last project is read-only. */
 export const DEMO_TASKS = [4_200, 120, 40];
@@ -53,13 +54,16 @@ export const demoCommand: CliCommand = {
       readOnlyProjects: 1,
       tokens: [token],
     });
-    const { logger, logLines } = openCommandLogger(args, token);
-    const engine = wireEngine({ baseUrl: new URL(sim.baseUrl), token }, { db: file, logger });
+    const { logger, logLines } = openCommandLogger(args, [token]);
+    const engine = wireEngine(
+      { baseUrl: new URL(sim.baseUrl), tokens: singleToken(token) },
+      { db: file, logger },
+    );
     engine.state.set(DEMO_MARK, true, isoTime(Date.now()));
     const view = createProgressView(
       process.stderr,
       logger,
-      () => engine.governor.snapshot().quotaRemaining,
+      () => engine.quotaRemaining(),
       logLines,
     );
     engine.onProgress((progress) => view.update(progress));
@@ -67,7 +71,7 @@ export const demoCommand: CliCommand = {
       out(`projmirror demo: simulator at ${sim.baseUrl}, mirror at ${file}\n`);
       const synced = await syncTwice(engine, () => view.stop());
       await pushEdits(engine, sim);
-      const budget = engine.governor.snapshot();
+      const budget = (engine.tokens()[0] as TokenView).budget;
       out(
         `\nQuota: ${budget.quotaRemaining ?? '?'} of ${budget.quotaLimit ?? '?'} requests left today; ${sim.requestLog.count({ status: 429 })} answers were 429.`,
       );

@@ -49,7 +49,7 @@ export const runCommand: CliCommand = {
       projects: settings.projects,
       realtime: settings.realtimeUrl && {
         url: settings.realtimeUrl,
-        token: settings.token,
+        tokens: settings.tokens,
         caFile: settings.caFile,
       },
       reconcileCron: checked.reconcileCron,
@@ -107,7 +107,7 @@ async function serveMetrics(
   const { engine, logger, settings } = session;
   const metrics = new DaemonMetrics(daemon.metricsSources(), { version: VERSION });
   engine.onResponse((metric) =>
-    metrics.recordResponse(metric.route, metric.status, metric.ms, metric.code),
+    metrics.recordResponse(metric.route, metric.status, metric.ms, metric.code, metric.token),
   );
   const server = await startMetricsServer(
     metrics,

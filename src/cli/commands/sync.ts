@@ -27,7 +27,7 @@ export const syncCommand: CliCommand = {
     const view = createProgressView(
       process.stderr,
       logger,
-      () => engine.governor.snapshot().quotaRemaining,
+      () => engine.quotaRemaining(),
       session.logLines,
     );
     engine.onProgress((progress) => view.update(progress));
@@ -37,6 +37,7 @@ export const syncCommand: CliCommand = {
       view.stop();
       logger.info({ requests: report.requests, projects: report.projects.length }, 'sync done');
       if (report.error) process.stderr.write(`projmirror: ${report.error}\n`);
+      if (report.listingError) process.stderr.write(`projmirror: ${report.listingError}\n`);
       for (const failed of report.projects.filter((project) => !project.ok)) {
         process.stderr.write(`projmirror: project ${failed.projectId}: ${failed.error}\n`);
       }

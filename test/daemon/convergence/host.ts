@@ -11,6 +11,7 @@ import { wireEngine, type Engine } from '../../../src/daemon/wiring.js';
 import type { Clock, ManualClock } from '../../../src/domain/index.js';
 import type { Simulator } from '../../../src/sim/index.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
+import { singleToken } from '../../../src/tokens/index.js';
 
 /** How often the idle pusher looks for items inserted by SQL (simulated time). */
 export const OUTBOX_IDLE_MS = 10_000;
@@ -101,14 +102,14 @@ export class DaemonHost {
     const logger = pino({ level: 'silent' });
     const clock = new KillableClock(this.clock);
     const engine = wireEngine(
-      { baseUrl: new URL(this.sim.baseUrl), token: this.sim.token },
+      { baseUrl: new URL(this.sim.baseUrl), tokens: singleToken(this.sim.token) },
       { db, logger, clock },
     );
     const daemon = new Daemon({
       engine,
       db,
       logger,
-      realtime: { url: new URL(this.sim.realtimeUrl), token: this.sim.token },
+      realtime: { url: new URL(this.sim.realtimeUrl), tokens: singleToken(this.sim.token) },
       outboxIdleMs: OUTBOX_IDLE_MS,
     });
     this.starts += 1;
