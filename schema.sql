@@ -107,7 +107,9 @@ CREATE TABLE outbox (
   request_body    TEXT,                      -- the exact bytes sent, fixed at the first attempt
   next_attempt_at TIMESTAMP,                 -- backoff: not sent again before this time
   created_at      TIMESTAMP NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  updated_at      TIMESTAMP NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  updated_at      TIMESTAMP NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  token_label     TEXT                       -- the token it is sent with: chosen by enqueue --token,
+                                             -- else fixed at its first attempt
 );
 CREATE INDEX outbox_queue ON outbox (state, project_id, id);
 

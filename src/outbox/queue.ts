@@ -13,6 +13,8 @@ export interface EnqueueInput {
   projectId: string;
   targetId?: string | null;
   body?: unknown;
+  /** The label of the token to send it with; by default the token that reads the project. */
+  tokenLabel?: string | null;
 }
 
 /** The new item's id and the idempotency key its creates will carry. */

@@ -11,6 +11,7 @@ import {
   RemoteStatusError,
   type Clock,
   type RemoteApi,
+  type WriteRequest,
 } from '../domain/index.js';
 import type { OutboxRepository } from '../store/outbox.js';
 import type { ApplyResult } from './apply.js';
@@ -54,7 +55,18 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
     return { kind: 'failed', sent: false };
   }
   try {
-    const response = await ctx.remote.send(claim.request, { signal: ctx.signal, purpose: 'push' });
+    const request = await withToken(item, claim.request, ctx);
+    if ('refused' in request) {
+      markFailed(
+        ctx.outbox,
+        item,
+        errorText('token_unavailable', request.refused),
+        ctx.clock.now(),
+      );
+      log.warn({ error: request.refused }, 'outbox item failed: no token can send it');
+      return { kind: 'failed', sent: false };
+    }
+    const response = await ctx.remote.send(request, { signal: ctx.signal, purpose: 'push' });
     const note = markDone(ctx.outbox, item, response, ctx.clock.now(), ctx.applyResult);
     if (note) log.warn({ status: response.status, note }, 'outbox item done; answer not mirrored');
     else log.info({ attempts: item.attempts, status: response.status }, 'outbox item done');
@@ -62,6 +74,27 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
   } catch (error) {
     return settleError(item, error, ctx, log);
   }
+}
+
+/**
+ * The request with the token it goes out with, recorded on the item before it is sent, so that
+ * every retry (after a crash too) goes with the same token and its `Idempotency-Key` keeps its
+ * scope: the label the item holds, else the remote's choice. A remote of one unnamed token
+ * (no `writeToken`) sends as it is.
+ */
+async function withToken(
+  item: OutboxItem,
+  request: WriteRequest,
+  ctx: SendContext,
+): Promise<WriteRequest | { refused: string }> {
+  if (ctx.remote.writeToken === undefined) return request;
+  const choice = await ctx.remote.writeToken(item.projectId, item.tokenLabel, {
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    purpose: 'push',
+  });
+  if ('refused' in choice) return choice;
+  if (choice.label !== item.tokenLabel) ctx.outbox.setToken(item.id, choice.label);
+  return { ...request, token: choice.label };
 }
 
 /** Decides the next state of an item whose try threw `error`. */

@@ -14,6 +14,8 @@ export type Migration = string | ((db: Db) => void);
 export const MIGRATIONS: readonly Migration[] = [
   // 1 -> 2: declared types BI tools map, tasks.updated_at in UTC, the analysts' tables (issue 13).
   typedColumnsStep,
+  // 2 -> 3: the token each outbox item is sent with (several tokens, issue 14).
+  'ALTER TABLE outbox ADD COLUMN token_label TEXT',
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

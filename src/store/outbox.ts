@@ -24,6 +24,8 @@ export interface OutboxItem {
   nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The label of the token it is sent with: chosen when queued, else fixed at its first attempt. */
+  tokenLabel: string | null;
 }
 
 /** An edit to append: `body` is the JSON text of the op's body. */
@@ -32,6 +34,8 @@ export interface NewOutboxItem {
   projectId: string;
   targetId: string | null;
   body: string;
+  /** The token to send it with (`enqueue --token`); null lets the first attempt choose. */
+  tokenLabel?: string | null;
 }
 
 /** Counts by state and the age of the oldest item not yet pushed. */
@@ -54,7 +58,7 @@ export interface Requeue {
 }
 
 const ITEM_COLUMNS = `id, op, project_id, target_id, body, idempotency_key, state, attempts,
-  last_error, result, request_body, next_attempt_at, created_at, updated_at`;
+  last_error, result, request_body, next_attempt_at, created_at, updated_at, token_label`;
 
 const UNFINISHED = `state IN ('pending', 'sending')`;
 
@@ -73,6 +77,7 @@ interface ItemRow {
   next_attempt_at: string | null;
   created_at: string;
   updated_at: string;
+  token_label: string | null;
 }
 
 function rowToItem(row: ItemRow): OutboxItem {
@@ -91,6 +96,7 @@ function rowToItem(row: ItemRow): OutboxItem {
     nextAttemptAt: row.next_attempt_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    tokenLabel: row.token_label,
   };
 }
 
@@ -112,15 +118,16 @@ export class OutboxRepository {
   private readonly makeDueStmt;
   private readonly recoverStmt;
   private readonly deleteStmt;
+  private readonly tokenStmt;
 
   constructor(db: Db) {
     this.db = db;
     this.insertStmt = db.prepare<
-      [string, string, string | null, string, string, string],
+      [string, string, string | null, string, string | null, string, string],
       { id: number; idempotency_key: string }
     >(
-      `INSERT INTO outbox (op, project_id, target_id, body, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?) RETURNING id, idempotency_key`,
+      `INSERT INTO outbox (op, project_id, target_id, body, token_label, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, idempotency_key`,
     );
     this.getStmt = db.prepare<[number], ItemRow>(`SELECT ${ITEM_COLUMNS} FROM outbox WHERE id = ?`);
     this.unfinishedStmt = db.prepare<[], ItemRow>(
@@ -169,6 +176,7 @@ export class OutboxRepository {
        WHERE state = 'sending'`,
     );
     this.deleteStmt = db.prepare('DELETE FROM outbox WHERE id = ?');
+    this.tokenStmt = db.prepare('UPDATE outbox SET token_label = ? WHERE id = ?');
   }
 
   /**
@@ -182,7 +190,15 @@ export class OutboxRepository {
   /** Appends an item to its project's queue; its id and the idempotency key SQL gave it. */
   insert(item: NewOutboxItem, now: number): { id: number; idempotencyKey: string } {
     const at = isoTime(now);
-    const row = this.insertStmt.get(item.op, item.projectId, item.targetId, item.body, at, at);
+    const row = this.insertStmt.get(
+      item.op,
+      item.projectId,
+      item.targetId,
+      item.body,
+      item.tokenLabel ?? null,
+      at,
+      at,
+    );
     if (row === undefined) throw new Error('INSERT INTO outbox returned no row');
     return { id: row.id, idempotencyKey: row.idempotency_key };
   }
@@ -265,6 +281,11 @@ export class OutboxRepository {
   /** Returns every item left in `sending` (by a process that died mid-push) to `pending`. */
   recoverInterrupted(now: number): number {
     return this.recoverStmt.run(isoTime(now)).changes;
+  }
+
+  /** Records the token an item is sent with, before its request goes out. */
+  setToken(id: number, label: string): void {
+    this.tokenStmt.run(label, id);
   }
 
   /** Deletes an item. */

@@ -37,6 +37,7 @@ describe('OutboxRepository', () => {
       nextAttemptAt: null,
       createdAt: '2026-11-21T12:00:00.000Z',
       updatedAt: '2026-11-21T12:00:00.000Z',
+      tokenLabel: null,
     });
     expect(outbox.get(999)).toBeUndefined();
     expect(outbox.list().map((item) => item.id)).toEqual([created.id, second]);

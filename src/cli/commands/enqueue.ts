@@ -1,5 +1,6 @@
 /** `projmirror enqueue <op>`: add an outbox item locally, without network; prints its id and idempotency key */
 import { systemClock, UsageError } from '../../domain/index.js';
+import { checkTokenLabel, TOKEN_PREFIX } from '../../tokens/index.js';
 import { checkEnqueueInput, enqueue, OUTBOX_OPS } from '../../outbox/index.js';
 import { openDatabase } from '../../store/database.js';
 import type { CliCommand } from '../command.js';
@@ -17,6 +18,16 @@ export function parseBody(text: unknown): unknown {
   }
 }
 
+/**
+ * `--token LABEL`, checked. A value that is a token came from `PROJMIRROR_TOKEN` (the command
+ * line refuses one), which names no label: ignored.
+ */
+function tokenLabel(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '' || value.startsWith(TOKEN_PREFIX)) return null;
+  checkTokenLabel(value, '--token');
+  return value;
+}
+
 export const enqueueCommand: CliCommand = {
   command: 'enqueue <op>',
   describe: 'add an outbox item locally, without network; prints its id and idempotency key',
@@ -29,6 +40,11 @@ export const enqueueCommand: CliCommand = {
         describe: 'the task, dependency or resource id (updates, deletes, set_assignees)',
       })
       .option('body', { type: 'string', default: '{}', describe: 'the JSON body of the edit' })
+      .option('token', {
+        type: 'string',
+        describe:
+          "the label of the token to send it with (several tokens); default: the token that reads the project at the item's first attempt",
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print one JSON object' })
       .example(
         '$0 enqueue task.create --project p_1 --body \'{"name":"Pour","startDate":"2026-05-01","endDate":"2026-05-03"}\'',
@@ -42,6 +58,7 @@ export const enqueueCommand: CliCommand = {
       projectId: String(args['project']),
       targetId: typeof target === 'string' && target !== '' ? target : null,
       body: parseBody(args['body']),
+      tokenLabel: tokenLabel(args['token']),
     };
     // Refused input leaves no trace: the mirror is opened (or created) only for a valid edit.
     checkEnqueueInput(input);
