@@ -6,11 +6,12 @@
 import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
 import type { Db } from '../../store/database.js';
-import { DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
+import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { ProjectsRepository } from '../../store/projects.js';
 import { SyncStateRepository } from '../../store/sync-state.js';
 import type { StartupState } from '../../daemon/daemon.js';
+import type { RoutingState, TokenScope } from '../../tokens/index.js';
 
 /** One project's line. */
 export interface ProjectStatus {
@@ -28,6 +29,22 @@ export interface ProjectStatus {
   lastError: string | null;
   /** When the daemon plans to poll it next, if a daemon has run. */
   nextPollAt: string | null;
+  /** The label of the token it is read through, as last saved. */
+  token: string | null;
+}
+
+/** One token: what it reads and how its quota stands. */
+export interface TokenStatus {
+  label: string;
+  /** As the configuration states it; `unknown` when it does not (the service does not say). */
+  scope: TokenScope | 'unknown';
+  /** True when the service refused it at the last try. */
+  refused: boolean;
+  /** The projects read through it. */
+  projects: string[];
+  quota: QuotaStatus;
+  /** How often the plan polls its projects, if a daemon has run. */
+  pollIntervalSeconds: number | null;
 }
 
 /** The quota as last learned, and its outlook. */
@@ -57,6 +74,9 @@ export interface PlanStatus {
 export interface StatusReport {
   now: string;
   projects: ProjectStatus[];
+  /** Each token, as the last run saved them. */
+  tokens: TokenStatus[];
+  /** The quota of the only token; with several, their sums (and the earliest reset and run-out). */
   quota: QuotaStatus;
   plan: PlanStatus | null;
   /** The last start of `run`: when its start-up reconcile began and finished. */
@@ -72,14 +92,18 @@ interface SavedPlan {
   foreignRequests: number;
   stalenessBoundMs: number;
   next?: Record<string, number>;
+  tokens?: { token: string; intervalMs: number }[];
 }
 
 const iso = (ms: number | undefined | null) => (ms == null ? null : new Date(ms).toISOString());
+const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
 
 /** Reads the status of the mirror in `db` at `now`. */
 export function gatherStatus(db: Db, now: number): StatusReport {
   const state = new DaemonStateRepository(db);
   const plan = state.get<SavedPlan>(STATE_KEYS.plan);
+  const routing = state.get<RoutingState>(STATE_KEYS.routing);
+  const tokens = tokenStatuses(state, routing, plan, now);
   const sync = new Map(new SyncStateRepository(db).list().map((s) => [s.projectId, s]));
   const rows = new ProjectsRepository(db).summaries();
   const projects = rows.map((row): ProjectStatus => {
@@ -95,12 +119,17 @@ export function gatherStatus(db: Db, now: number): StatusReport {
       lastChangeAt: s?.lastChangeAt ?? null,
       lastError: s?.lastError ?? null,
       nextPollAt: iso(plan?.next?.[row.id]),
+      token: routing?.projects[row.id] ?? null,
     };
   });
   return {
     now: new Date(now).toISOString(),
     projects,
-    quota: quotaStatus(state.get<BudgetSnapshot>(STATE_KEYS.budget), now),
+    tokens,
+    quota:
+      tokens.length === 0
+        ? quotaStatus(state.get<BudgetSnapshot>(STATE_KEYS.budget), now)
+        : combinedQuota(tokens.map((token) => token.quota)),
     plan: plan
       ? {
           computedAt: new Date(plan.computedAt).toISOString(),
@@ -113,6 +142,52 @@ export function gatherStatus(db: Db, now: number): StatusReport {
       : null,
     startup: state.get<StartupState>(STATE_KEYS.startup) ?? null,
     outbox: new OutboxRepository(db).summary(now),
+  };
+}
+
+/** Each token of the saved routing, with its quota from its own saved budget. */
+function tokenStatuses(
+  state: DaemonStateRepository,
+  routing: RoutingState | undefined,
+  plan: SavedPlan | undefined,
+  now: number,
+): TokenStatus[] {
+  const assignments = Object.entries(routing?.projects ?? {});
+  const interval = (label: string) => plan?.tokens?.find((t) => t.token === label)?.intervalMs;
+  return (routing?.tokens ?? []).map((token) => ({
+    label: token.label,
+    scope: token.scope ?? 'unknown',
+    refused: token.refused,
+    projects: assignments.filter(([, label]) => label === token.label).map(([id]) => id),
+    quota: quotaStatus(state.get<BudgetSnapshot>(budgetKey(token.label)), now),
+    pollIntervalSeconds: seconds(interval(token.label)),
+  }));
+}
+
+/** Several tokens' quotas as one: sums of what is known, the earliest reset and run-out. */
+export function combinedQuota(quotas: readonly QuotaStatus[]): QuotaStatus {
+  if (quotas.length === 1) return quotas[0] as QuotaStatus;
+  const sum = (pick: (quota: QuotaStatus) => number | null) => {
+    const known = quotas.map(pick).filter((value): value is number => value !== null);
+    return known.length === 0 ? null : known.reduce((total, value) => total + value, 0);
+  };
+  const earliest = (pick: (quota: QuotaStatus) => string | null) =>
+    quotas
+      .map(pick)
+      .filter((value): value is string => value !== null)
+      .sort()[0] ?? null;
+  const latest = quotas
+    .map((quota) => quota.learnedAt)
+    .filter((at) => at !== null)
+    .sort();
+  return {
+    limit: sum((quota) => quota.limit),
+    remaining: sum((quota) => quota.remaining),
+    learnedAt: latest[latest.length - 1] ?? null,
+    resetAt: earliest((quota) => quota.resetAt) ?? new Date(0).toISOString(),
+    ratePerHour: sum((quota) => quota.ratePerHour),
+    exhaustedAt: earliest((quota) => quota.exhaustedAt),
+    pausedUntil: earliest((quota) => quota.pausedUntil),
   };
 }
 

@@ -1,6 +1,6 @@
 /** `projmirror status` as text for people. */
 import { printable } from '../../domain/index.js';
-import type { StatusReport } from './gather.js';
+import type { QuotaStatus, StatusReport, TokenStatus } from './gather.js';
 
 /** "3h 2m", "45s": a duration for people. */
 export function humanDuration(seconds: number): string {
@@ -26,6 +26,29 @@ export function table(rows: string[][]): string {
     .join('\n');
 }
 
+/** A quota as one line: what is left, today's rate and when it runs out at that rate. */
+function quotaLine(q: QuotaStatus): string {
+  if (q.limit === null) return `not learned yet (resets ${q.resetAt})`;
+  const outlook = q.exhaustedAt
+    ? `runs out at ${q.exhaustedAt} at this rate`
+    : 'lasts until the reset at this rate';
+  const rate = q.ratePerHour === null ? '' : `, ${q.ratePerHour} requests/hour today, ${outlook}`;
+  return `${q.remaining ?? '?'} of ${q.limit} left (as of ${q.learnedAt ?? '?'})${rate}; resets ${q.resetAt}`;
+}
+
+/** One token: label, scope, what it reads, its quota and its polling. */
+function tokenLine(token: TokenStatus): string {
+  const refused = token.refused ? ', REFUSED by the service' : '';
+  const poll =
+    token.pollIntervalSeconds === null
+      ? ''
+      : `; polls every ${humanDuration(token.pollIntervalSeconds)}`;
+  return (
+    `token ${token.label} (scope ${token.scope}${refused}): ${token.projects.length} project(s); ` +
+    `quota ${quotaLine(token.quota)}${token.quota.pausedUntil ? `; paused until ${token.quota.pausedUntil}` : ''}${poll}`
+  );
+}
+
 /** The whole status as lines of text. */
 export function renderStatus(report: StatusReport): string {
   const lines: string[] = [];
@@ -37,6 +60,7 @@ export function renderStatus(report: StatusReport): string {
     'last pass',
     'staleness',
     'next poll',
+    'token',
     'problem',
   ];
   // Ids, names, reasons and errors come from the service: escaped and cut before they are shown.
@@ -50,23 +74,15 @@ export function renderStatus(report: StatusReport): string {
     p.lastPassAt ?? 'never',
     p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
     p.nextPollAt ?? '-',
+    p.token ?? '-',
     printable(p.lastError ?? ''),
   ]);
   lines.push(report.projects.length === 0 ? 'no project mirrored yet' : table([header, ...rows]));
   const q = report.quota;
   lines.push('');
-  if (q.limit === null) {
-    lines.push(`quota: not learned yet (resets ${q.resetAt})`);
-  } else {
-    const outlook = q.exhaustedAt
-      ? `runs out at ${q.exhaustedAt} at this rate`
-      : 'lasts until the reset at this rate';
-    const rate = q.ratePerHour === null ? '' : `, ${q.ratePerHour} requests/hour today, ${outlook}`;
-    lines.push(
-      `quota: ${q.remaining ?? '?'} of ${q.limit} left (as of ${q.learnedAt ?? '?'})${rate}; resets ${q.resetAt}`,
-    );
-  }
+  lines.push(`quota${report.tokens.length > 1 ? ' (all tokens)' : ''}: ${quotaLine(q)}`);
   if (q.pausedUntil) lines.push(`paused by the service until ${q.pausedUntil}`);
+  if (report.tokens.length > 1) lines.push(...report.tokens.map(tokenLine));
   const plan = report.plan;
   if (plan) {
     lines.push(
