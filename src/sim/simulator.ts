@@ -29,6 +29,8 @@ export interface LimitsControl {
   readonly settings: LimitSettings;
   /** Where the token (its value) stands against its burst window and daily quota. */
   usage(token: string): TokenUsage;
+  /** The most requests one client IP had within one per-IP window so far. */
+  ipPeak(): number;
   /** Forgets every count. */
   reset(): void;
 }
@@ -114,6 +116,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     limits: {
       settings: resolved.limits,
       usage: (token) => limits.usage(hashToken(token)),
+      ipPeak: () => limits.ipPeak(),
       reset: () => limits.reset(),
     },
     close: () => {

@@ -42,6 +42,8 @@ export class Limits {
   private readonly burstWindow: RollingWindow;
   private readonly ipWindow: RollingWindow;
   private readonly quotaUse = new Map<string, { day: number; used: number }>();
+  /** The most requests one IP had within one window, for tests of the per-IP limit. */
+  private ipPeakCount = 0;
 
   constructor(
     readonly settings: LimitSettings,
@@ -65,7 +67,15 @@ export class Limits {
 
   /** Counts one request from `ip`. */
   countIp(ip: string): void {
-    if (this.settings.enabled) this.ipWindow.record(ip, this.clock.now());
+    if (!this.settings.enabled) return;
+    const now = this.clock.now();
+    this.ipWindow.record(ip, now);
+    this.ipPeakCount = Math.max(this.ipPeakCount, this.ipWindow.count(ip, now));
+  }
+
+  /** The most requests one IP had within one window so far. */
+  ipPeak(): number {
+    return this.ipPeakCount;
   }
 
   /** The 429 refusing a request of the token `hash` (quota first, then burst), if any. */
@@ -133,6 +143,7 @@ export class Limits {
     this.burstWindow.clear();
     this.ipWindow.clear();
     this.quotaUse.clear();
+    this.ipPeakCount = 0;
   }
 
   private dayIndex(now: number): number {
