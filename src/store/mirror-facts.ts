@@ -7,7 +7,6 @@ export class MirrorFacts {
   private readonly countsStmt;
   private readonly lastPassStmt;
   private readonly pruneStmt;
-  private readonly lagStmt;
 
   constructor(db: Db) {
     this.idsStmt = db.prepare<[], string>('SELECT id FROM projects ORDER BY id').pluck();
@@ -20,10 +19,6 @@ export class MirrorFacts {
       .prepare<[string], string | null>('SELECT last_pass_at FROM sync_state WHERE project_id = ?')
       .pluck();
     this.pruneStmt = db.prepare('DELETE FROM task_history WHERE observed_at < ?');
-    this.lagStmt = db.prepare<[], { projectId: string; at: string | null }>(
-      `SELECT p.id AS projectId, max(coalesce(s.last_pass_at, ''), coalesce(s.last_change_at, '')) AS at
-       FROM projects p LEFT JOIN sync_state s ON s.project_id = p.id`,
-    );
   }
 
   projectIds(): string[] {
@@ -40,16 +35,6 @@ export class MirrorFacts {
   lastPassAt(projectId: string): number | undefined {
     const at = this.lastPassStmt.get(projectId);
     return at ? Date.parse(at) : undefined;
-  }
-
-  /** Seconds since each project was last known current (a consistent pass or an applied event). */
-  lagSeconds(now: number): Map<string, number> {
-    const lags = new Map<string, number>();
-    for (const row of this.lagStmt.all()) {
-      const at = row.at ? Date.parse(row.at) : Number.NaN;
-      if (!Number.isNaN(at)) lags.set(row.projectId, Math.max(0, (now - at) / 1000));
-    }
-    return lags;
   }
 
   /** Deletes history older than `days` before `now`; returns the rows removed. */

@@ -34,11 +34,6 @@ describe('MirrorFacts', () => {
     expect(facts.lastPassAt('p_2')).toBeUndefined();
   });
 
-  it('measures lag from the latest pass or applied event', () => {
-    const { facts } = seeded();
-    expect(facts.lagSeconds(now)).toEqual(new Map([['p_1', 60]]));
-  });
-
   it('prunes history older than the retention, and only that', () => {
     const { db, facts } = seeded();
     expect(facts.pruneHistory(now, 365)).toBe(2);
