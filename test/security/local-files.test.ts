@@ -94,6 +94,22 @@ describe('planted local files', () => {
     expect(files.listing()).toEqual(before);
   });
 
+  it('creates no mirror for outbox commands on a --db that does not exist', async () => {
+    const files = plantedFiles();
+    const before = files.listing();
+    const fresh = join(files.dir, 'new.sqlite');
+    expectUsage(
+      await cli('outbox', 'retry', '5', '--db', fresh),
+      /no outbox item 5: --db .* does not exist/,
+    );
+    expectUsage(await cli('outbox', 'drop', '5', '--db', fresh), /no outbox item 5/);
+    const list = await cli('outbox', 'list', '--db', fresh);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('0 pending, 0 sending, 0 done, 0 failed');
+    expect((await cli('outbox', 'list', '--json', '--db', fresh)).stdout.trim()).toBe('[]');
+    expect(files.listing()).toEqual(before);
+  });
+
   it('refuses /dev/zero as the token or CA file at the bound', async () => {
     const files = plantedFiles();
     const db = join(files.dir, 'never.sqlite');

@@ -1,4 +1,5 @@
 /** `projmirror outbox <action> [id]`: manage outbox items: list, retry ID, drop ID */
+import { existsSync } from 'node:fs';
 import { systemClock, UsageError } from '../../domain/index.js';
 import {
   dropOutboxItem,
@@ -15,6 +16,13 @@ import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
 
 const ACTIONS = ['list', 'retry', 'drop'] as const;
+
+/** What `outbox list` shows of a mirror that does not exist yet. */
+const EMPTY_SUMMARY: OutboxSummary = {
+  counts: { pending: 0, sending: 0, done: 0, failed: 0 },
+  oldestPendingAt: null,
+  oldestPendingAgeMs: null,
+};
 
 function parseJsonColumn(text: string | null): unknown {
   if (text === null || text === '') return null;
@@ -91,7 +99,15 @@ export const outboxCommand: CliCommand = {
   handler: async (args) => {
     const action = String(args['action']);
     const id = action === 'list' ? 0 : parseId(args['id'], action);
-    const db = openDatabase(String(args['db']));
+    const file = String(args['db']);
+    // Nothing is created for a command about a mirror that does not exist.
+    if (!existsSync(file)) {
+      if (action !== 'list')
+        throw new UsageError(`no outbox item ${id}: --db ${file} does not exist`);
+      process.stdout.write(args['json'] ? '[]\n' : `${summaryLine(EMPTY_SUMMARY)}\n`);
+      return EXIT_OK;
+    }
+    const db = openDatabase(file);
     try {
       if (action === 'list') {
         list(db, args);
