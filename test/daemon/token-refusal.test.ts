@@ -62,4 +62,28 @@ describe('TokenRefusalWatch', () => {
     expect(refusal.refused).toBe(true);
     expect(reasons).toHaveLength(1);
   });
+
+  it('with several tokens, is refused only when every token is, and reports after the window', () => {
+    const clock = new ManualClock();
+    const reasons: string[] = [];
+    const refusal = new TokenRefusalWatch(clock, 10 * MINUTE, (r) => reasons.push(r), ['a', 'b']);
+    const answer = (token: string, status: number) =>
+      refusal.observe({ route: 'listTasks', status, ms: 5, token });
+    answer('a', 401);
+    expect(refusal.refused).toBe(false);
+    expect(refusal.refusedTokens()).toEqual(['a']);
+    clock.stepTo(clock.now() + 10 * MINUTE);
+    answer('a', 401);
+    answer('b', 200);
+    expect(reasons).toEqual([]);
+    answer('b', 401);
+    expect(refusal.refused).toBe(true);
+    clock.stepTo(clock.now() + 10 * MINUTE);
+    answer('b', 401);
+    expect(reasons).toEqual([
+      'the service has refused every token (a, b) on every request for 10 min (last: listTasks 401)',
+    ]);
+    answer('a', 200);
+    expect(refusal.refused).toBe(false);
+  });
 });

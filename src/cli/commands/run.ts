@@ -57,13 +57,19 @@ export const runCommand: CliCommand = {
     });
     const stopped = waitForStop(args, logger);
     let failure: unknown;
-    const refusal = new TokenRefusalWatch(engine.clock, checked.tokenRefusedMs, (reason) => {
-      failure = new ExitError(
-        EXIT_TOKEN_REFUSED,
-        `${reason}; exiting ${EXIT_TOKEN_REFUSED}, which the unit does not restart on: replace the token, then start projmirror again`,
-      );
-      stopped.stop();
-    });
+    const labels = settings.tokens.map((token) => token.label);
+    const refusal = new TokenRefusalWatch(
+      engine.clock,
+      checked.tokenRefusedMs,
+      (reason) => {
+        failure = new ExitError(
+          EXIT_TOKEN_REFUSED,
+          `${reason}; exiting ${EXIT_TOKEN_REFUSED}, which the unit does not restart on: replace the token, then start projmirror again`,
+        );
+        stopped.stop();
+      },
+      labels,
+    );
     engine.onResponse((metric) => refusal.observe(metric));
     let server: MetricsServer | undefined;
     try {
@@ -113,9 +119,13 @@ async function serveMetrics(
     metrics,
     { host: checked.metricsHost, port: checked.metricsPort },
     () => ({
-      // Unhealthy at once when the token is refused, and while configured realtime is down.
+      // Unhealthy at once when every token is refused, and while configured realtime is down.
       ok: !refusal.refused && (settings.realtimeUrl === undefined || daemon.connected),
-      detail: { realtime: daemon.connected, tokenRefused: refusal.refused },
+      detail: {
+        realtime: daemon.connected,
+        tokenRefused: refusal.refused,
+        tokensRefused: refusal.refusedTokens(),
+      },
     }),
   );
   logger.info({ host: server.host, port: server.port }, 'metrics listening');
