@@ -4,6 +4,8 @@
  * the quota, with a reserve kept for outbox pushes and event-driven refreshes.
  */
 
+/** The daily quota assumed until the service has told its own (spec section 8). */
+export const DEFAULT_QUOTA_LIMIT = 5_000;
 /** Requests kept back from polling for pushes and refreshes, as a share of the daily quota. */
 export const DEFAULT_RESERVE_SHARE = 0.2;
 /** Never poll a project more often than this, however large the budget. */

@@ -5,13 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import {
-  ForeignUseEstimator,
-  nextReset,
-  planTokens,
-  type DailyPlan,
-  type TokenPlanInput,
-} from '../budget/index.js';
+import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { OutboxPusher } from '../outbox/index.js';
 import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.js';
@@ -28,6 +22,7 @@ import { MirrorFacts } from '../store/mirror-facts.js';
 import { SyncStateRepository } from '../store/sync-state.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
+import { planForTokens } from './token-plan.js';
 
 /**
  * Waiters on the daemon's one abort signal at a time: each refresh, poll, push and sleep in flight
@@ -35,9 +30,6 @@ import { RealtimeLinks } from './realtime-links.js';
  * not a leak; Node warns past 10 by default.
  */
 export const MAX_SIGNAL_LISTENERS = 200;
-
-/** The quota assumed until the service has told us its own (spec section 8). */
-export const DEFAULT_QUOTA_LIMIT = 5_000;
 
 /** What the daemon is built from: the wired engine and the daemon's own settings. */
 export interface DaemonOptions {
@@ -237,32 +229,21 @@ export class Daemon {
 
   /**
    * The plan in force, recomputed from what the governors and the mirror know now: each token's
-   * quota spread over the projects it reads (a project no token reads yet counts on the first).
+   * quota spread over the projects it reads.
    */
   plan(): DailyPlan {
-    const now = this.clock.now();
-    const tokens = this.options.engine.tokens();
-    const owner = new Map(tokens.flatMap((token) => token.projects.map((id) => [id, token.label])));
-    const first = tokens[0]?.label;
-    const projects = this.facts.taskCounts(this.options.projects);
-    return planTokens(
-      tokens.map((token): TokenPlanInput => {
-        const quotaLimit = token.budget.quotaLimit ?? DEFAULT_QUOTA_LIMIT;
-        return {
-          token: token.label,
-          now,
-          resetAt: token.budget.quotaResetAt ?? nextReset(now),
-          quotaLimit,
-          quotaRemaining: token.budget.quotaRemaining ?? quotaLimit,
-          foreignRatePerHour: this.foreignUse(token.label).ratePerHour(),
-          realtimeConnected: this.realtimeConnected,
-          projects: projects.filter((p) => (owner.get(p.id) ?? first) === token.label),
-          ...optional('reserveShare', this.options.reserveShare),
-          ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
-          ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
-        };
-      }),
-    );
+    return planForTokens({
+      now: this.clock.now(),
+      tokens: this.options.engine.tokens(),
+      projects: this.facts.taskCounts(this.options.projects),
+      foreignRatePerHour: (label) => this.foreignUse(label).ratePerHour(),
+      realtimeConnected: this.realtimeConnected,
+      settings: {
+        ...optional('reserveShare', this.options.reserveShare),
+        ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
+        ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
+      },
+    });
   }
 
   /**

@@ -29,12 +29,9 @@ import {
   type WriteResponse,
   type WriteToken,
 } from '../domain/index.js';
-import type { BudgetSnapshot, RequestGovernor } from '../budget/index.js';
+import { DEFAULT_QUOTA_LIMIT, type BudgetSnapshot, type RequestGovernor } from '../budget/index.js';
 import type { TokenScope } from './credentials.js';
 import { ProjectRouting, type HandOver, type SavedRouting, type TokenBudget } from './routing.js';
-
-/** The quota assumed for a token until the service has told its own (spec section 8). */
-export const ASSUMED_QUOTA = 5_000;
 
 /** What a token's HTTP client must offer besides `RemoteApi`. */
 export interface TokenClient extends RemoteApi {
@@ -285,7 +282,7 @@ export class RoutedRemote implements RemoteApi {
     for (const route of this.routes.values()) {
       const snapshot = route.governor.snapshot();
       budgets.set(route.label, {
-        left: snapshot.quotaRemaining ?? snapshot.quotaLimit ?? ASSUMED_QUOTA,
+        left: snapshot.quotaRemaining ?? snapshot.quotaLimit ?? DEFAULT_QUOTA_LIMIT,
         waitMs: Math.max(0, route.governor.readyAt(purpose) - now),
       });
     }
