@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the six benchmarks of issue 6 one after the other, prints each figure with
+ * `npm run bench`: runs the benchmarks of issues 6 and 14 one after the other, prints each figure with
  * its same-run baseline and target as it comes, then the machine and one Markdown table for the
  * README. `--only 1,4` runs some of them (by number).
  */
@@ -11,6 +11,7 @@ import { figureLines, markdownTable, mebibytes, type Figure } from './figure.js'
 import { freshnessBenchmarks } from './freshness.js';
 import { memoryBenchmark } from './memory.js';
 import { rateLimitedBenchmarks } from './rate-limited.js';
+import { severalTokensBenchmark } from './several-tokens.js';
 
 /** The benchmarks by number, in the order they run (the long rate-limited one last). */
 const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
@@ -19,6 +20,7 @@ const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
   { ids: ['5'], run: () => memoryBenchmark() },
   { ids: ['6'], run: () => dayBenchmarks() },
   { ids: ['3'], run: () => rateLimitedBenchmarks() },
+  { ids: ['7'], run: () => severalTokensBenchmark() },
 ];
 
 /** The machine, as the README states it beside the figures. */
