@@ -113,7 +113,8 @@ export class PollScheduler {
       }
       if (attempted !== undefined) at = Math.max(at, attempted + project.intervalMs);
       const failing = this.failing.get(id);
-      if (failing !== undefined) at = failing.retryAt;
+      // A failed pass makes the project due sooner than its next slot, never later.
+      if (failing !== undefined) at = Math.min(at, failing.retryAt);
       const once = this.dueOnce.get(id);
       if (once !== undefined) at = Math.min(at, once);
       due.set(id, at);

@@ -106,4 +106,30 @@ describe('PollScheduler', () => {
     controller.abort();
     await done;
   });
+
+  it('never retries a failed project later than its regular slot (short intervals)', async () => {
+    const clock = new FakeClock();
+    const start = clock.now();
+    const polls: number[] = [];
+    const scheduler = new PollScheduler({
+      clock,
+      logger: pino({ level: 'silent' }),
+      plan: fixedPlan(clock, 1_000),
+      poll: async (projectId) => {
+        if (projectId === 'a') polls.push(clock.now() - start);
+        return projectId !== 'a';
+      },
+      lastPassAt: () => start,
+      random: () => 0.999,
+    });
+    const controller = new AbortController();
+    const done = scheduler.run(controller.signal);
+    await flushMicrotasks();
+    await clock.advance(10_000);
+    controller.abort();
+    await done;
+    // Every second, as the plan says, although the backoff alone would wait 10 s, then 20 s.
+    expect(polls.length).toBeGreaterThanOrEqual(8);
+    expect(scheduler.failures().get('a')).toBe(polls.length);
+  });
 });
