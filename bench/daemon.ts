@@ -46,7 +46,6 @@ export function createBenchDaemon(sim: Simulator, options: BenchDaemonOptions): 
   let disconnects = 0;
   const daemon = new Daemon({
     engine,
-    db: mirror.db,
     logger: silentLogger,
     ...(options.realtime
       ? { realtime: { url: new URL(sim.realtimeUrl), tokens: singleToken(sim.token) } }

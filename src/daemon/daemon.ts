@@ -34,7 +34,6 @@ export const MAX_SIGNAL_LISTENERS = 200;
 /** What the daemon is built from: the wired engine and the daemon's own settings. */
 export interface DaemonOptions {
   engine: Engine;
-  db: Db;
   logger: Logger;
   /** Mirror only these projects (default: every project the tokens list). */
   projects?: string[] | undefined;
@@ -91,7 +90,8 @@ export class Daemon {
   constructor(options: DaemonOptions) {
     this.options = options;
     setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
-    const { engine, db } = options;
+    const { engine } = options;
+    const { db } = engine;
     this.clock = engine.clock;
     this.logger = options.logger.child({ subsystem: 'daemon' });
     this.facts = new MirrorFacts(db);

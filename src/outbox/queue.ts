@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../domain/index.js';
 import type { Db } from '../store/database.js';
-import { OutboxRepository, type OutboxSummary } from '../store/outbox.js';
+import { OutboxRepository } from '../store/outbox.js';
 import { buildRequest } from './ops.js';
 
 /** An edit to queue. `body` is the JSON value of the op's body (`{}` when it takes none). */
@@ -75,9 +75,4 @@ function refuseUnlessSettled(outbox: OutboxRepository, id: number, action: strin
       `outbox item ${id} is ${item.state}; only failed or pending items ${action}`,
     );
   }
-}
-
-/** The outbox at a glance, for callers holding only a connection. */
-export function outboxSummary(db: Db, now: number): OutboxSummary {
-  return new OutboxRepository(db).summary(now);
 }

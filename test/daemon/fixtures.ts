@@ -31,7 +31,6 @@ export async function startTestDaemon(
   );
   const daemon = new Daemon({
     engine,
-    db,
     logger,
     ...(options.realtime === false
       ? {}

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { listOutbox } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
 import { join } from 'node:path';
 import { cli } from './in-process-cli.js';
 import { newTaskJson } from './tasks.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -82,7 +82,7 @@ describe('projmirror enqueue', () => {
       expect(result.stdout).toBe('');
     }
     const mirror = openDatabase(db);
-    expect(listOutbox(mirror)).toEqual([]);
+    expect(outboxItems(mirror)).toEqual([]);
     mirror.close();
   });
 });
@@ -122,7 +122,7 @@ describe('projmirror outbox', () => {
     expect(refused).toMatchObject({ code: 2 });
     expect(refused.stderr).toMatch(/outbox item 1 is sending/);
     expect(await cli('outbox', 'drop', '2', '--db', db)).toMatchObject({ code: 0 });
-    expect(listOutbox(mirror).map((item) => item.id)).toEqual([1]);
+    expect(outboxItems(mirror).map((item) => item.id)).toEqual([1]);
     expect((await cli('outbox', 'retry', '--db', db)).stderr).toMatch(/needs an item id/);
     expect((await cli('outbox', 'drop', '7', '--db', db)).stderr).toMatch(/no outbox item 7/);
     mirror.close();

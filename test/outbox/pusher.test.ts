@@ -1,19 +1,14 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/store/database.js';
-import {
-  enqueue,
-  listOutbox,
-  OutboxPusher,
-  type OutboxPusherOptions,
-} from '../../src/outbox/index.js';
+import { enqueue, OutboxPusher, type OutboxPusherOptions } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { drive } from '../remote/stand-in.js';
 import { asRemoteApi, FakeRemote } from './fake-remote.js';
 import { newTask, newTaskJson } from './tasks.js';
-import { mirrorAnswers } from '../fixtures/outbox.js';
+import { mirrorAnswers, outboxItems } from '../fixtures/outbox.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -81,7 +76,7 @@ describe('OutboxPusher.pushOnce', () => {
     expect(fake.tasks.get('t_9')).toMatchObject({ progress: 80, name: 'Middle' });
     const row = db.prepare('SELECT progress, name FROM tasks WHERE id = ?').get('t_9');
     expect(row).toEqual({ progress: 80, name: 'Middle' });
-    expect(listOutbox(db).map((item) => [item.id, item.state])).toEqual(
+    expect(outboxItems(db).map((item) => [item.id, item.state])).toEqual(
       ids.map((id) => [id, 'done']),
     );
   });
@@ -280,14 +275,14 @@ describe('OutboxPusher.pushOnce', () => {
     insert.run('task.create', 'p_1', null, newTaskJson('ok'));
     const report = await pusher.pushOnce();
     expect(report).toMatchObject({ sent: 1, failed: 3, done: 1 });
-    expect(listOutbox(db).map((item) => item.lastError)).toEqual([
+    expect(outboxItems(db).map((item) => item.lastError)).toEqual([
       expect.stringMatching(/^invalid_op: unknown op "task.explode"/),
       'invalid_body: task.create body: a new task needs endDate, status',
       'invalid_body: task.update body is not JSON',
       null,
     ]);
     const [sent] = fake.requests;
-    const plainKey = listOutbox(db)[3]?.idempotencyKey;
+    const plainKey = outboxItems(db)[3]?.idempotencyKey;
     expect(sent?.idempotencyKey).toBe(plainKey);
   });
 
@@ -342,7 +337,7 @@ describe('OutboxPusher.start', () => {
       newTaskJson('B'),
     );
     await clock.advance(1_000);
-    await until(() => listOutbox(db, { state: 'done' }).length === 2);
+    await until(() => outboxItems(db, { state: 'done' }).length === 2);
     await pusher.stop();
     expect(clock.pendingSleeps).toBe(0);
     expect(fake.requests).toHaveLength(3);

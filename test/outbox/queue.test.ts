@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/index.js';
-import { dropOutboxItem, enqueue, listOutbox, retryOutboxItem } from '../../src/outbox/index.js';
+import { dropOutboxItem, enqueue, retryOutboxItem } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { newTask, newTaskJson } from './tasks.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -59,7 +60,7 @@ describe('enqueue', () => {
       'task.create body: name must be a non-empty string',
       'an outbox item needs a project id',
     ]);
-    expect(listOutbox(db)).toEqual([]);
+    expect(outboxItems(db)).toEqual([]);
   });
 
   it('gives a plain SQL INSERT its own key, which never changes', () => {
@@ -67,7 +68,7 @@ describe('enqueue', () => {
     db.prepare(`INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_1', ?)`).run(
       newTaskJson('A'),
     );
-    const [item] = listOutbox(db);
+    const [item] = outboxItems(db);
     expect(item?.idempotencyKey).toMatch(UUID);
     db.prepare(`UPDATE outbox SET state = 'failed' WHERE id = ?`).run(item?.id);
     retryOutboxItem(db, item?.id ?? 0, NOW);
@@ -109,6 +110,6 @@ describe('managing items', () => {
     dropOutboxItem(db, ids[0] ?? 0);
     dropOutboxItem(db, ids[1] ?? 0);
     expect(() => dropOutboxItem(db, ids[2] ?? 0)).toThrow(/is sending/);
-    expect(listOutbox(db).map((item) => item.id)).toEqual([ids[2]]);
+    expect(outboxItems(db).map((item) => item.id)).toEqual([ids[2]]);
   });
 });

@@ -11,13 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestGovernor } from '../../src/budget/index.js';
 import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
-import {
-  enqueue,
-  listOutbox,
-  OutboxPusher,
-  answersInto,
-  type PushReport,
-} from '../../src/outbox/index.js';
+import { enqueue, OutboxPusher, answersInto, type PushReport } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
@@ -28,6 +22,7 @@ import { startTestSimulator } from '../fixtures/sim.js';
 import { drive } from '../remote/stand-in.js';
 import { cli } from './in-process-cli.js';
 import { newTask } from './tasks.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 const logger = pino({ level: 'silent' });
 const REGISTER = fileURLToPath(new URL('../fixtures/child/register.mjs', import.meta.url));
@@ -87,7 +82,7 @@ describe('outbox against the simulator', () => {
     }
     const reports = await drain();
     expect(reports).toMatchObject([{ retried: 3, done: 3, pending: 0 }]);
-    expect(listOutbox(db).map((item) => [item.state, item.attempts])).toEqual(
+    expect(outboxItems(db).map((item) => [item.state, item.attempts])).toEqual(
       items.map(() => ['done', 2]),
     );
 
@@ -184,7 +179,7 @@ describe('outbox against the simulator', () => {
     const busy = await cli(...args, '--item-retry-window-ms', '0');
     expect(busy.code).toBe(1);
     expect(busy.stderr).toBe('projmirror: push: 2 item(s) left pending\n');
-    expect(listOutbox(db).map((item) => [item.state, item.attempts])).toEqual([
+    expect(outboxItems(db).map((item) => [item.state, item.attempts])).toEqual([
       ['pending', 1],
       ['pending', 0],
     ]);
@@ -253,7 +248,7 @@ describe('outbox against the simulator', () => {
         return arrivals === 2;
       },
     });
-    const states = () => listOutbox(db).map((item) => item.state);
+    const states = () => outboxItems(db).map((item) => item.state);
 
     const tokenFile = writeTokenFile(sim);
     const first = runPush(file, sim, tokenFile);
@@ -276,7 +271,7 @@ describe('outbox against the simulator', () => {
     for (const name of names) {
       expect(sim.service.listTasks(projectId).filter((t) => t.name === name)).toHaveLength(1);
     }
-    expect(listOutbox(db).map((item) => [item.id, item.state, item.attempts])).toEqual(
+    expect(outboxItems(db).map((item) => [item.id, item.state, item.attempts])).toEqual(
       ids.map((id, index) => [id, 'done', index === 1 || index === 4 ? 2 : 1]),
     );
     const k4Key = new OutboxRepository(db).get(ids[4] ?? 0)?.idempotencyKey;

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { enqueue, listOutbox } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/outbox/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -20,6 +20,7 @@ import {
   spawnCli,
   type CliChild,
 } from './helpers.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 const TOKEN = 'glt_test_reliability_kill_push';
 const ROUNDS = 10;
@@ -48,7 +49,7 @@ function queueRound(file: string, round: number, taskId: string): string[] {
 function outbox(file: string) {
   const db = openDatabase(file);
   try {
-    return listOutbox(db);
+    return outboxItems(db);
   } finally {
     db.close();
   }

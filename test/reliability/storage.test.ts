@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { enqueue, listOutbox } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/outbox/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
@@ -26,6 +26,7 @@ import {
   spawnCli,
   type CliExit,
 } from './helpers.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 const TOKEN = 'glt_test_reliability_storage';
 
@@ -101,7 +102,7 @@ describe('a mirror file that cannot be written', () => {
     const after = openDatabase(file);
     try {
       expect(after.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(300);
-      expect(listOutbox(after).find((entry) => entry.id === item.id)?.state).not.toBe('done');
+      expect(outboxItems(after).find((entry) => entry.id === item.id)?.state).not.toBe('done');
     } finally {
       after.close();
     }
@@ -112,7 +113,7 @@ describe('a mirror file that cannot be written', () => {
     const done = openDatabase(file);
     try {
       expect(differences(done, sim)).toEqual([]);
-      expect(listOutbox(done).map((entry) => entry.state)).toEqual(['done']);
+      expect(outboxItems(done).map((entry) => entry.state)).toEqual(['done']);
     } finally {
       done.close();
     }

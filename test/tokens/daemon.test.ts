@@ -17,7 +17,6 @@ describe('the daemon with several tokens', () => {
     const engine = tokensEngine(setup);
     const daemon = new Daemon({
       engine,
-      db: engine.db,
       logger: pino({ level: 'silent' }),
       realtime: { url: new URL(setup.sim.realtimeUrl), tokens: setup.tokens },
       coalesceMs: 20,

@@ -5,12 +5,13 @@
  * under that token's integration identity.
  */
 import { describe, expect, it } from 'vitest';
-import { enqueue, listOutbox } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/outbox/index.js';
 import { hashToken } from '../../src/sim/index.js';
 import { STATE_KEYS } from '../../src/store/daemon-state.js';
 import { mirrorDifferences } from '../daemon/convergence/compare.js';
 import { newTask } from '../outbox/tasks.js';
 import { threeTokens, tokensEngine, type ThreeTokens } from './fixtures.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 /** The simulator's tasks named `name`, across every project. */
 function tasksNamed(setup: ThreeTokens, name: string) {
@@ -59,7 +60,7 @@ describe('outbox items with several tokens', () => {
     const report = await engine.pusher().pushOnce();
 
     expect(report).toMatchObject({ done: 3, failed: 1, pending: 0 });
-    const items = new Map(listOutbox(engine.db).map((item) => [item.id, item]));
+    const items = new Map(outboxItems(engine.db).map((item) => [item.id, item]));
     expect(items.get(lost.id)).toMatchObject({ state: 'done', tokenLabel: 'c', attempts: 2 });
     expect(items.get(read.id)).toMatchObject({ state: 'done', tokenLabel: 'a' });
     expect(items.get(chosen.id)).toMatchObject({ state: 'done', tokenLabel: 'c' });
@@ -112,7 +113,7 @@ describe('outbox items with several tokens', () => {
     setup.sim.faults.failNext({ route: 'createTask', kind: 'status', status: 503, count: 1 });
     const failed = await first.pusher({ itemRetryWindowMs: 0 }).pushOnce();
     expect(failed).toMatchObject({ done: 0, pending: 1 });
-    expect(listOutbox(first.db)[0]).toMatchObject({ tokenLabel: 'a', attempts: 1 });
+    expect(outboxItems(first.db)[0]).toMatchObject({ tokenLabel: 'a', attempts: 1 });
 
     // A restart whose saved routing reads p_1 through c (as after a failover).
     first.state.set(STATE_KEYS.routing, { tokens: [], projects: { p_1: 'c' } }, 'now');

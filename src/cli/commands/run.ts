@@ -44,7 +44,6 @@ export const runCommand: CliCommand = {
     );
     const daemon = new Daemon({
       engine,
-      db: engine.db,
       logger,
       projects: settings.projects,
       realtime: settings.realtimeUrl && {

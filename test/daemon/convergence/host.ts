@@ -107,7 +107,6 @@ export class DaemonHost {
     );
     const daemon = new Daemon({
       engine,
-      db,
       logger,
       realtime: { url: new URL(this.sim.realtimeUrl), tokens: singleToken(this.sim.token) },
       outboxIdleMs: OUTBOX_IDLE_MS,
