@@ -82,8 +82,11 @@ export function observationOf(
   if (limit !== undefined) observation.quotaLimit = limit;
   if (remaining !== undefined) observation.quotaRemaining = remaining;
   if (retryAfterMs !== undefined) observation.retryAfterMs = retryAfterMs;
-  const code = serviceError(response).code;
-  if (response.status === 429 && code !== undefined) observation.code = code;
+  // Only a 429's body is read here: a page's body is parsed once, within its bounds, by parseBody.
+  if (response.status === 429) {
+    const code = serviceError(response).code;
+    if (code !== undefined) observation.code = code;
+  }
   return observation;
 }
 
