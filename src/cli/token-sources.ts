@@ -14,11 +14,11 @@ import {
   checkTokenLabel,
   checkTokenSet,
   DEFAULT_TOKEN_LABEL,
+  TOKEN_PREFIX,
   type TokenCredential,
   type TokenScope,
 } from '../tokens/index.js';
 
-const TOKEN_PREFIX = 'glt_';
 /** The systemd credential of the token; `projmirror-token.<label>` names one of several. */
 export const CREDENTIAL_NAME = 'projmirror-token';
 /** The largest token file read, in bytes (a token is well under 100). */

@@ -19,6 +19,7 @@ import { OutboxRepository } from '../store/outbox.js';
 import type { MetricsSources } from './metrics.js';
 import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
+import { ProjectsRepository } from '../store/projects.js';
 import { SyncStateRepository } from '../store/sync-state.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
@@ -72,6 +73,7 @@ export class Daemon {
   private readonly options: DaemonOptions;
   private readonly logger: Logger;
   private readonly facts: MirrorFacts;
+  private readonly projects: ProjectsRepository;
   private readonly state: DaemonStateRepository;
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
@@ -95,6 +97,7 @@ export class Daemon {
     this.clock = engine.clock;
     this.logger = options.logger.child({ subsystem: 'daemon' });
     this.facts = new MirrorFacts(db);
+    this.projects = new ProjectsRepository(db);
     this.state = new DaemonStateRepository(db);
     this.scheduler = new PollScheduler({
       clock: this.clock,
@@ -259,7 +262,7 @@ export class Daemon {
     const failed: string[] = [];
     if (report.error) {
       this.logger.warn({ err: report.error }, 'reconcile failed');
-      if (!signal.aborted) failed.push(...(this.options.projects ?? this.facts.projectIds()));
+      if (!signal.aborted) failed.push(...(this.options.projects ?? this.projects.ids()));
     }
     for (const result of report.projects) {
       if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
@@ -306,7 +309,7 @@ export class Daemon {
       const hinted = request.scope === 'all' || (request.scope === 'project' && request.hinted);
       const allowed = this.limiter.take(key, hinted ? 'hint' : 'event');
       if (allowed !== true) {
-        const ids = request.scope === 'all' ? this.facts.projectIds() : [request.projectId];
+        const ids = request.scope === 'all' ? this.projects.ids() : [request.projectId];
         for (const id of ids) this.scheduler.dueAt(id, allowed);
         this.logger.info({ projectId: key, at: isoTime(allowed) }, 'refresh deferred: cap');
         return;

@@ -77,7 +77,8 @@ export class PollScheduler {
   /** Makes `projectId` due at `at` once, unless it is due sooner anyway. */
   dueAt(projectId: string, at: number): void {
     const held = this.dueOnce.get(projectId);
-    if (held === undefined || at < held) this.dueOnce.set(projectId, at);
+    if (held !== undefined && held <= at) return;
+    this.dueOnce.set(projectId, at);
     this.replan();
   }
 

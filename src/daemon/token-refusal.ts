@@ -9,7 +9,7 @@ import type { ResponseMetric } from '../remote/index.js';
 const TOKEN_ROUTE = 'listProjects';
 
 /** A refusal of the token: a 401 to anything, or a 403 to the listing of its projects. */
-export function refusesToken(metric: ResponseMetric): boolean {
+function refusesToken(metric: ResponseMetric): boolean {
   return metric.status === 401 || (metric.status === 403 && metric.route === TOKEN_ROUTE);
 }
 

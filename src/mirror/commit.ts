@@ -45,7 +45,7 @@ export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Surv
   const { projectId, pageSize, guard } = plan;
   const changedPages: number[] = [];
   try {
-    if (!plan.backfill) store.seenTasks.clear(projectId);
+    // The attempt cleared the tasks seen before it read: only the survey marks them here.
     for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
       const changed = store.snapshot(() => {
         let differs = false;

@@ -32,14 +32,14 @@ import { keptPage, keptRows } from './page-writer.js';
 import type { ApplyOutcome } from './types.js';
 
 /** The table of each per-project list. */
-export const LIST_TABLE: Readonly<Record<ListType, RecordKind>> = {
+const LIST_TABLE: Readonly<Record<ListType, RecordKind>> = {
   member: 'members',
   resource: 'resources',
   dependency: 'dependencies',
 };
 
 /** The per-project lists, in the order passes read and write them. */
-export const RECORD_KINDS: readonly RecordKind[] = ['members', 'resources', 'dependencies'];
+const RECORD_KINDS: readonly RecordKind[] = ['members', 'resources', 'dependencies'];
 
 /** The one write path into the mirror over one connection. */
 export class MirrorWriter {

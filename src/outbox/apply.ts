@@ -63,7 +63,7 @@ function recordsOf(body: unknown): IdentifiedRecord[] | undefined {
  * writer: the task, resource or dependency returned put, or the target removed; a list set whole
  * replaced. Throws `MalformedResponseError` when an answer that must carry a record does not.
  */
-export function outboxChanges(item: OutboxItem, response: WriteResponse): RecordChange[] {
+function outboxChanges(item: OutboxItem, response: WriteResponse): RecordChange[] {
   const projectId = item.projectId;
   const id = item.targetId ?? '';
   if (!isOutboxOp(item.op)) return [];

@@ -3,13 +3,11 @@ import type { Db } from './database.js';
 
 /** Read-side queries of the daemon over the mirror file. */
 export class MirrorFacts {
-  private readonly idsStmt;
   private readonly countsStmt;
   private readonly lastPassStmt;
   private readonly pruneStmt;
 
   constructor(db: Db) {
-    this.idsStmt = db.prepare<[], string>('SELECT id FROM projects ORDER BY id').pluck();
     this.countsStmt = db.prepare<[], { id: string; taskCount: number }>(
       // The plan runs after every poll: the last pass's X-Total-Count, not a count of the rows.
       `SELECT p.id AS id, coalesce(s.total_count, 0) AS taskCount
@@ -19,10 +17,6 @@ export class MirrorFacts {
       .prepare<[string], string | null>('SELECT last_pass_at FROM sync_state WHERE project_id = ?')
       .pluck();
     this.pruneStmt = db.prepare('DELETE FROM task_history WHERE observed_at < ?');
-  }
-
-  projectIds(): string[] {
-    return this.idsStmt.all();
   }
 
   /** Each mirrored project (only `only` when given) with its task count. */
