@@ -124,8 +124,9 @@ export class ProjectRouting {
       return current;
     }
     const seeing = projectId === undefined ? [] : this.seenBy(projectId);
-    let pool = seeing.filter((label) => !tried.has(label));
-    if (pool.length === 0) pool = this.labels.filter((label) => !tried.has(label));
+    // Tokens known not to see the project are never tried: each would spend a request on a refusal.
+    const candidates = seeing.length === 0 ? this.labels : seeing;
+    const pool = candidates.filter((label) => !tried.has(label));
     const best = this.rank(pool, budgets, projectId)[0];
     if (best !== undefined && projectId !== undefined) this.assigned.set(projectId, best);
     return best;

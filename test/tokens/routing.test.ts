@@ -74,4 +74,13 @@ describe('project routing', () => {
     expect(r.assignments()).toEqual({ p_1: 'c' });
     expect(r.choose('p_1', budgets({ a: { left: 5000 }, c: { left: 1 } }))).toBe('c');
   });
+
+  it('never tries a token known not to see the project, once those that see it were tried', () => {
+    const r = routing();
+    const even = budgets({ a: {}, b: {}, c: {} });
+    // p_3 is seen by b and c only: a would spend a request on a refusal.
+    expect(r.choose('p_3', even, new Set(['b', 'c']))).toBeUndefined();
+    // A project no token is known to see may be tried through any token.
+    expect(r.choose('p_9', even, new Set(['a', 'b']))).toBe('c');
+  });
 });
