@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/database.js';
+import { tempDatabase } from '../fixtures/db.js';
 import { buildReportMirror, day } from './mirror.js';
 
 function all(db: Db, sql: string): unknown[] {
@@ -173,3 +174,33 @@ function row(
     open_task_days,
   };
 }
+
+describe('v_task_assignees', () => {
+  it("resolves each assignee against its task's project roster", () => {
+    const { db } = tempDatabase();
+    const at = '2026-11-22T00:00:00.000Z';
+    db.prepare(
+      `INSERT INTO projects (id, name, active, data, synced_at) VALUES ('p_1', 'P', 1, '{}', ?)`,
+    ).run(at);
+    db.prepare(
+      `INSERT INTO tasks (id, project_id, name, data, synced_at) VALUES ('t_1', 'p_1', 'T', '{}', ?)`,
+    ).run(at);
+    db.prepare(
+      `INSERT INTO members (project_id, id, name, kind, data, synced_at)
+       VALUES ('p_1', 'm_on', 'Ada', 'person', '{}', ?)`,
+    ).run(at);
+    const assign = db.prepare(`INSERT INTO task_assignees (task_id, member_id) VALUES ('t_1', ?)`);
+    assign.run('m_on');
+    assign.run('m_gone');
+    expect(
+      all(
+        db,
+        `SELECT member_id, member_name, on_roster FROM v_task_assignees
+         WHERE task_id = 't_1' ORDER BY member_id`,
+      ),
+    ).toEqual([
+      { member_id: 'm_gone', member_name: null, on_roster: 0 },
+      { member_id: 'm_on', member_name: 'Ada', on_roster: 1 },
+    ]);
+  });
+});
