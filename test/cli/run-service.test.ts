@@ -128,4 +128,37 @@ describe('projmirror run as a service', () => {
     expect(strict.stdout).toContain('daemon stopped');
     expect(strict.stdout + strict.stderr).not.toContain(refused);
   });
+
+  it('stays healthy while one of several tokens is refused, and names it in /healthz', async () => {
+    const sim = await startTestSimulator({ projects: 1, tasks: 5, tokens: [TOKEN] });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'alpha'), TOKEN, { mode: 0o600 });
+    writeFileSync(join(dir, 'beta'), 'glt_test_refused_by_the_service', { mode: 0o600 });
+    const daemon = startCli([
+      'run',
+      '--base-url',
+      sim.baseUrl,
+      '--token-file',
+      join(dir, 'alpha'),
+      '--token-file',
+      join(dir, 'beta'),
+      '--db',
+      join(dir, 'm.sqlite'),
+      '--metrics-port',
+      '0',
+    ]);
+    const port = await metricsPort(daemon);
+    let detail: { tokensRefused?: string[] } = {};
+    let status = 0;
+    for (let tries = 0; tries < 200 && !detail.tokensRefused?.length; tries++) {
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      status = health.status;
+      detail = (await health.json()) as typeof detail;
+      if (!detail.tokensRefused?.length) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(detail).toMatchObject({ tokenRefused: false, tokensRefused: ['beta'] });
+    expect(status).toBe(200);
+    daemon.child.kill('SIGTERM');
+    expect((await daemon.ended).code).toBe(0);
+  });
 });
