@@ -57,12 +57,16 @@ function readText(file: string, fail: (cause: string) => UsageError): string {
     if (size > MAX_CONFIG_FILE_BYTES) {
       throw fail(`${size} bytes, more than ${MAX_CONFIG_FILE_BYTES} for a config file`);
     }
-    const buffer = Buffer.alloc(size);
+    // A device or a pipe has no size: read at most one byte past the bound, whatever fstat said.
+    const buffer = Buffer.alloc(MAX_CONFIG_FILE_BYTES + 1);
     let read = 0;
-    while (read < size) {
-      const n = readSync(fd, buffer, read, size - read, read);
-      if (n === 0) break;
+    for (;;) {
+      const n = readSync(fd, buffer, read, buffer.length - read, null);
       read += n;
+      if (n === 0 || read > MAX_CONFIG_FILE_BYTES) break;
+    }
+    if (read > MAX_CONFIG_FILE_BYTES) {
+      throw fail(`more than ${MAX_CONFIG_FILE_BYTES} bytes for a config file`);
     }
     return buffer.subarray(0, read).toString('utf8');
   } catch (error) {

@@ -48,6 +48,11 @@ describe('the --config file', () => {
       return path;
     };
     const db = join(dir, 'm.sqlite');
+    // A device has no size to trust: its read stops one byte past the bound.
+    expectUsageLine(
+      await runCli(['status', '--db', db, '--config', '/dev/zero']),
+      /^projmirror: config file \/dev\/zero: more than \d+ bytes for a config file$/,
+    );
     const missing = join(dir, 'absent.json');
     expectUsageLine(
       await runCli(['status', '--db', db, '--config', missing]),
