@@ -17,6 +17,7 @@ import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
 import { OutboxRepository } from '../store/outbox.js';
 import type { MetricsSources } from './metrics.js';
+import type { ProjectSyncResult } from '../mirror/index.js';
 import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
 import { ProjectsRepository } from '../store/projects.js';
@@ -87,6 +88,7 @@ export class Daemon {
   private readonly loops: Promise<void>[] = [];
   private readonly refreshes = new Set<Promise<void>>();
   private readonly limiter: RefreshLimiter;
+  private readonly recorded = new WeakSet<ProjectSyncResult>();
   private realtimeConnected = false;
 
   constructor(options: DaemonOptions) {
@@ -265,6 +267,7 @@ export class Daemon {
       if (!signal.aborted) failed.push(...(this.options.projects ?? this.projects.ids()));
     }
     for (const result of report.projects) {
+      if (!this.firstToRecord(result)) continue;
       if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
       else if (result.ok) this.scheduler.recordResult(result.projectId, true);
     }
@@ -290,12 +293,26 @@ export class Daemon {
     projectId: string,
     signal: AbortSignal,
     purpose: 'poll' | 'refresh',
-  ): Promise<boolean> {
+  ): Promise<boolean | undefined> {
     const result = await this.options.engine.mirror.syncProject(projectId, { signal, purpose });
     if (!result.ok) this.logger.warn({ projectId, err: result.error }, 'pass failed');
-    if (purpose === 'refresh' && !signal.aborted) this.scheduler.recordResult(projectId, result.ok);
+    const first = this.firstToRecord(result);
+    if (purpose === 'refresh' && first && !signal.aborted) {
+      this.scheduler.recordResult(projectId, result.ok);
+    }
     this.afterRequests();
-    return result.ok;
+    return first ? result.ok : undefined;
+  }
+
+  /**
+   * True for the first caller of a pass: a poll, a refresh and a reconcile that joined one pass
+   * share its result, which the poll schedule must count once (a failure twice would double the
+   * backoff).
+   */
+  private firstToRecord(result: ProjectSyncResult): boolean {
+    if (this.recorded.has(result)) return false;
+    this.recorded.add(result);
+    return true;
   }
 
   /**

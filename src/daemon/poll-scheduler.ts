@@ -14,8 +14,11 @@ export interface PollSchedulerOptions {
   logger: Logger;
   /** The current plan; called again after every poll and every `replan()`. */
   plan: () => DailyPlan;
-  /** Polls one project (a full conditional pass); true when it passed. Errors are logged. */
-  poll: (projectId: string, signal: AbortSignal) => Promise<boolean>;
+  /**
+   * Polls one project (a full conditional pass): true when it passed; undefined when the poll
+   * joined a pass whose outcome was recorded already (each pass counts once). Errors are logged.
+   */
+  poll: (projectId: string, signal: AbortSignal) => Promise<boolean | undefined>;
   /** When each project was last consistent (by a poll, a refresh or a reconcile). */
   lastPassAt: (projectId: string) => number | undefined;
   /** Jitter source in [0, 1) for the failed-pass backoff; `Math.random` by default. */
@@ -145,7 +148,7 @@ export class PollScheduler {
       if (!next) continue;
       const [projectId] = next;
       this.dueOnce.delete(projectId);
-      let ok = false;
+      let ok: boolean | undefined = false;
       try {
         ok = await this.options.poll(projectId, signal);
       } catch (error) {
@@ -153,7 +156,7 @@ export class PollScheduler {
         logger.warn({ projectId, err: errorLine(error) }, 'poll failed');
       }
       this.lastAttempt.set(projectId, clock.now());
-      if (!signal.aborted) this.recordResult(projectId, ok);
+      if (!signal.aborted && ok !== undefined) this.recordResult(projectId, ok);
     }
   }
 

@@ -132,4 +132,38 @@ describe('PollScheduler', () => {
     expect(polls.length).toBeGreaterThanOrEqual(8);
     expect(scheduler.failures().get('a')).toBe(polls.length);
   });
+
+  it('leaves the count to whoever recorded a pass the poll joined (each pass counts once)', async () => {
+    const clock = new FakeClock();
+    const start = clock.now();
+    let polls = 0;
+    const scheduler = new PollScheduler({
+      clock,
+      logger: pino({ level: 'silent' }),
+      plan: fixedPlan(clock, HOUR),
+      poll: async (projectId) => {
+        if (projectId !== 'a') return true;
+        polls += 1;
+        // The first poll joins a refresh's failed pass, which the refresh already counted.
+        if (polls === 1) {
+          scheduler.recordResult('a', false);
+          return undefined;
+        }
+        return false;
+      },
+      lastPassAt: () => start - HOUR,
+      random: () => 0.999,
+    });
+    const controller = new AbortController();
+    const done = scheduler.run(controller.signal);
+    await flushMicrotasks();
+    await clock.advance(1);
+    expect(polls).toBe(1);
+    expect(scheduler.failures().get('a')).toBe(1);
+    await clock.advance(11_000);
+    expect(polls).toBe(2);
+    expect(scheduler.failures().get('a')).toBe(2);
+    controller.abort();
+    await done;
+  });
 });
