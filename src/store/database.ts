@@ -13,7 +13,9 @@ import { rebuildDerivedObjects } from './derived-objects.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { installWideViews } from './wide-views.js';
 
-export type Db = Database.Database;
+import type { SqliteDb } from './db.js';
+
+export type { Db, SqliteDb } from './db.js';
 
 /** How long a writer or reader waits on a lock before SQLITE_BUSY. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -40,9 +42,9 @@ export interface OpenOptions {
  * Opens (creating if needed) the mirror at `file`, ready for use. A file that is not a mirror
  * of ours is a `UsageError` naming it, and is left byte for byte as it was.
  */
-export function openDatabase(file: string, options: OpenOptions = {}): Db {
+export function openDatabase(file: string, options: OpenOptions = {}): SqliteDb {
   checkFileKind(file);
-  let db: Db;
+  let db: SqliteDb;
   try {
     db = new Database(file, {
       readonly: options.readonly ?? false,
@@ -98,7 +100,7 @@ function checkFileKind(file: string): void {
  * Refuses a database that is not a mirror of ours: another application's mark, or schema objects
  * without our mark in a file that is not a mirror from before the mark. Reads only.
  */
-function checkOwnership(db: Db, file: string): void {
+function checkOwnership(db: SqliteDb, file: string): void {
   const mark = db.pragma('application_id', { simple: true }) as number;
   if (mark === APPLICATION_ID) return;
   if (mark !== 0) {
@@ -119,7 +121,7 @@ function checkOwnership(db: Db, file: string): void {
 }
 
 /** Brings the schema to `SCHEMA_VERSION`, creating it (and our mark) on an empty file. */
-export function migrate(db: Db): void {
+export function migrate(db: SqliteDb): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version === SCHEMA_VERSION) {
     markLegacyMirror(db);
@@ -154,7 +156,7 @@ export function migrate(db: Db): void {
 }
 
 /** Marks a mirror made before the mark, when the file can be written (else it stays as it is). */
-function markLegacyMirror(db: Db): void {
+function markLegacyMirror(db: SqliteDb): void {
   if (db.pragma('application_id', { simple: true }) === APPLICATION_ID) return;
   try {
     db.pragma(`application_id = ${APPLICATION_ID}`);
@@ -164,16 +166,16 @@ function markLegacyMirror(db: Db): void {
   }
 }
 
-/** The text of `schema.sql`, found above this module in the source tree or in `dist/`. */
-export function readSchema(): string {
+/** The text of `schema.sql` (or `name`), found above this module in the source tree or in `dist/`. */
+export function readSchema(name = 'schema.sql'): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const candidate = join(dir, 'schema.sql');
+    const candidate = join(dir, name);
     if (existsSync(candidate)) {
       return readFileSync(candidate, 'utf8');
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new StoreError('schema.sql not found beside the package');
+    if (parent === dir) throw new StoreError(`${name} not found beside the package`);
     dir = parent;
   }
 }

@@ -5,11 +5,11 @@
  * again from the current `schema.sql` (`derived-objects.ts`). A fresh mirror is `schema.sql` as a
  * whole, which always describes the latest version.
  */
-import type { Db } from './database.js';
+import type { SqliteDb } from './database.js';
 import { typedColumnsStep } from './typed-columns-step.js';
 
 /** One step between versions: SQL, or a function where SQL alone cannot say it. */
-export type Migration = string | ((db: Db) => void);
+export type Migration = string | ((db: SqliteDb) => void);
 
 export const MIGRATIONS: readonly Migration[] = [
   // 1 -> 2: declared types BI tools map, tasks.updated_at in UTC, the analysts' tables (issue 13).

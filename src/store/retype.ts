@@ -7,7 +7,7 @@
  * with the views and triggers that name the table dropped.
  */
 import { StoreError } from '../domain/index.js';
-import type { Db } from './database.js';
+import type { SqliteDb } from './database.js';
 
 /** A table and the declared type each of the named columns gets. */
 export interface Retype {
@@ -16,7 +16,7 @@ export interface Retype {
 }
 
 /** Rebuilds `retype.table` with the new column types; its rows, indexes and rowids are kept. */
-export function retypeColumns(db: Db, retype: Retype): void {
+export function retypeColumns(db: SqliteDb, retype: Retype): void {
   const { table } = retype;
   const sql = objectSql(db, 'table', table);
   const copy = `${table}__retyped`;
@@ -53,7 +53,7 @@ function retypedSql(sql: string, { table, columns }: Retype): string {
   return result;
 }
 
-function objectSql(db: Db, type: string, name: string): string {
+function objectSql(db: SqliteDb, type: string, name: string): string {
   const sql = db
     .prepare<[string, string], string>(`SELECT sql FROM sqlite_master WHERE type = ? AND name = ?`)
     .pluck()
@@ -66,7 +66,7 @@ function objectSql(db: Db, type: string, name: string): string {
  * The columns to copy, quoted; `rowid` first for a rowid table whose rowid is not a column of its
  * own, so that rows keep their rowids (the full-text index of task names refers to them).
  */
-function copiedColumns(db: Db, table: string): string[] {
+function copiedColumns(db: SqliteDb, table: string): string[] {
   const info = db.pragma(`table_info("${table}")`) as Array<{
     name: string;
     type: string;
@@ -79,7 +79,7 @@ function copiedColumns(db: Db, table: string): string[] {
   return withoutRowid || rowidAlias ? columns : ['rowid', ...columns];
 }
 
-function checkTypes(db: Db, { table, columns }: Retype): void {
+function checkTypes(db: SqliteDb, { table, columns }: Retype): void {
   const info = db.pragma(`table_info("${table}")`) as Array<{ name: string; type: string }>;
   for (const [column, type] of Object.entries(columns)) {
     const found = info.find((c) => c.name === column)?.type;

@@ -4,7 +4,7 @@
  * normalized to ISO-8601 UTC with milliseconds, and the tables of the time zone, the type carrier
  * and the field registry are created. The DDL of the new tables is frozen here as of version 2.
  */
-import type { Db } from './database.js';
+import type { SqliteDb } from './database.js';
 import { dropViewsAndTriggers } from './derived-objects.js';
 import { retypeColumns, type Retype } from './retype.js';
 
@@ -57,7 +57,7 @@ CREATE TABLE data_fields (
 `;
 
 /** Applies migration 1 -> 2 (see the module comment). */
-export function typedColumnsStep(db: Db): void {
+export function typedColumnsStep(db: SqliteDb): void {
   dropViewsAndTriggers(db);
   for (const retype of RETYPES) retypeColumns(db, retype);
   // The form isoTime() writes; an updatedAt that SQLite cannot read as a time becomes NULL, as

@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { wireEngine } from '../../src/daemon/wiring.js';
 import type { SimFixture } from '../../src/sim/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -84,7 +84,7 @@ function task(
 
 /** The synced mirror, its file, and the id the service gave the task created on day -2. */
 export interface ReportMirror {
-  db: Db;
+  db: SqliteDb;
   file: string;
   paintTaskId: string;
 }

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { readSchema, type Db } from '../../src/store/database.js';
+import { readSchema, type SqliteDb } from '../../src/store/database.js';
 import { installWideViews, WIDE_VIEWS } from '../../src/store/wide-views.js';
 import { documentedTypes, isFullTextShadow } from './column-types.js';
 
 const DOC = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
 
 /** A fresh mirror in memory: schema.sql, then the wide views' triggers and views. */
-function freshMirror(): Db {
+function freshMirror(): SqliteDb {
   const db = new Database(':memory:');
   db.exec(readSchema());
   installWideViews(db);

@@ -18,7 +18,7 @@ import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import { createHttpRemote, type HttpRemoteOptions } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 
 /** Answers a request in place of the service and returns true, or returns false to pass it on. */
 export type Tamper = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -83,7 +83,7 @@ export function answerJson(res: ServerResponse, body: string, totalCount = 1): v
 export function engineFor(
   baseUrl: string,
   token: string,
-  db: Db,
+  db: SqliteDb,
   remoteOptions: Partial<HttpRemoteOptions> = {},
   pageSize?: number,
 ): Mirror {
@@ -105,6 +105,6 @@ export function engineFor(
 }
 
 /** `PRAGMA integrity_check` of the mirror: "ok" when the file is sound. */
-export function integrity(db: Db): string {
+export function integrity(db: SqliteDb): string {
   return db.pragma('integrity_check', { simple: true }) as string;
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { declaredType } from '../../src/store/wide-views.js';
 import { setup } from '../mirror/helpers.js';
 
-function columns(db: Db, view: string): Record<string, string> {
+function columns(db: SqliteDb, view: string): Record<string, string> {
   const info = db.pragma(`table_info(${view})`) as Array<{ name: string; type: string }>;
   return Object.fromEntries(info.map((column) => [column.name, column.type]));
 }

@@ -1,0 +1,106 @@
+/**
+ * Opens a PostgreSQL mirror: connects through the bridge, then (for a command that writes)
+ * creates the schema and applies `schema.pg.sql` the first time, under an advisory lock so that
+ * daemons starting together apply it once. A schema holding tables that are not a mirror of
+ * ours, or a mirror of a newer version, is refused before anything in it changes.
+ */
+import { StoreError, UsageError } from '../../domain/index.js';
+import { readSchema } from '../database.js';
+import { SCHEMA_VERSION } from '../migrations.js';
+import { PgError, SyncBridge } from './bridge.js';
+import { PgDatabase } from './pg-database.js';
+import { parsePgTarget, sessionStatements, type PgTarget } from './target.js';
+
+/** The PostgreSQL dialect of the schema, beside `schema.sql`. */
+export const PG_SCHEMA_FILE = 'schema.pg.sql';
+
+/** How to open: for reading only (report, export, status), and where the password is. */
+export interface PgOpenOptions {
+  readonly?: boolean;
+  passwordFile?: string | undefined;
+}
+
+/** Opens the mirror `url` names, ready for use; a `UsageError` or `StoreError` in one line. */
+export function openPostgres(url: string, options: PgOpenOptions = {}): PgDatabase {
+  const target = parsePgTarget(url, { passwordFile: options.passwordFile });
+  const db = connect(target);
+  try {
+    if (options.readonly) checkMirror(db, target);
+    else prepareSchema(db, target);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof UsageError || !(error instanceof PgError)) throw error;
+    throw new StoreError(`cannot prepare ${target.display}: ${error.message}`, { cause: error });
+  }
+}
+
+function connect(target: PgTarget): PgDatabase {
+  try {
+    return new PgDatabase(
+      new SyncBridge(target.config, sessionStatements(target.schema)),
+      target.schema,
+    );
+  } catch (error) {
+    throw new StoreError(`cannot connect to ${target.display}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The mirror's recorded identity, or undefined when the schema has no `schema_meta`. */
+function meta(db: PgDatabase, schema: string): Map<string, string> | undefined {
+  const present = db
+    .prepare(`SELECT to_regclass(?) IS NOT NULL`)
+    .pluck()
+    .get(`"${schema}".schema_meta`);
+  if (present !== 1) return undefined;
+  const rows = db.prepare('SELECT key, value FROM schema_meta').raw().all() as string[][];
+  return new Map(rows.map(([key, value]) => [key!, value!]));
+}
+
+function checkVersion(found: Map<string, string>, target: PgTarget): void {
+  if (found.get('application') !== 'projmirror') {
+    throw new UsageError(`${target.display} belongs to another application; refusing to change it`);
+  }
+  const version = Number(found.get('version'));
+  if (version > SCHEMA_VERSION) {
+    throw new StoreError(
+      `${target.display} is at schema version ${version}, newer than this projmirror (${SCHEMA_VERSION})`,
+    );
+  }
+}
+
+function checkMirror(db: PgDatabase, target: PgTarget): void {
+  const found = meta(db, target.schema);
+  if (found === undefined) {
+    throw new UsageError(
+      `--db ${target.display} holds no projmirror mirror; run projmirror sync first`,
+    );
+  }
+  checkVersion(found, target);
+}
+
+function prepareSchema(db: PgDatabase, target: PgTarget): void {
+  db.transaction(() => {
+    db.prepare('SELECT pg_advisory_xact_lock(hashtext(?))').get(
+      `projmirror schema ${target.schema}`,
+    );
+    const found = meta(db, target.schema);
+    if (found !== undefined) {
+      checkVersion(found, target);
+      return;
+    }
+    const tables = db
+      .prepare(`SELECT count(*) FROM pg_tables WHERE schemaname = ?`)
+      .pluck()
+      .get(target.schema) as number;
+    if (tables > 0) {
+      throw new UsageError(
+        `${target.display} holds ${tables} tables but no projmirror mirror; refusing to change it`,
+      );
+    }
+    db.exec(`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`);
+    db.exec(readSchema(PG_SCHEMA_FILE));
+  }).immediate();
+}
