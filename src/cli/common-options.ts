@@ -26,7 +26,20 @@ export interface CommonOption {
 export const COMMON_OPTIONS = {
   db: {
     json: 'string',
-    yargs: { type: 'string', default: DEFAULT_DB_FILE, describe: 'the SQLite mirror file' },
+    yargs: {
+      type: 'string',
+      default: DEFAULT_DB_FILE,
+      describe:
+        'the SQLite mirror file, or a PostgreSQL database: postgres://user@host:5432/dbname?sslmode=verify-full&schema=projmirror',
+    },
+  },
+  'db-password-file': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      describe:
+        'file holding the PostgreSQL password (default: the db-password credential in $CREDENTIALS_DIRECTORY, else ~/.pgpass)',
+    },
   },
   'log-level': {
     json: 'string',
@@ -128,7 +141,12 @@ export const COMMON_OPTIONS = {
 export type CommonOptionName = keyof typeof COMMON_OPTIONS;
 
 /** What the commands that only read or edit the mirror file use. */
-export const STORE_OPTIONS: readonly CommonOptionName[] = ['db', 'log-level', 'timezone'];
+export const STORE_OPTIONS: readonly CommonOptionName[] = [
+  'db',
+  'db-password-file',
+  'log-level',
+  'timezone',
+];
 /** What the commands that talk to the service use. */
 export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   ...STORE_OPTIONS,

@@ -3,6 +3,7 @@
  * the `--config` file are merged by yargs (`common-options.ts`); this module validates the
  * result and reads the tokens (`token-sources.ts`), which are never accepted as a flag.
  */
+import type { MirrorLocation } from '../store/open.js';
 import type { Argv } from 'yargs';
 import { isTimeZone, trustedCertificates, UsageError } from '../domain/index.js';
 import { TOKEN_PREFIX, type TokenCredential } from '../tokens/index.js';
@@ -96,6 +97,27 @@ export function refuseTokenFlag(argv: string[]): void {
       '--token is refused: a token on the command line shows in the process list; use --token-file or PROJMIRROR_TOKEN',
     );
   }
+}
+
+/** `--db` and `--db-password-file`: where the mirror is. */
+export function mirrorLocation(args: Record<string, unknown>): MirrorLocation {
+  const passwordFile = args['dbPasswordFile'];
+  return {
+    db: String(args['db']),
+    passwordFile:
+      typeof passwordFile === 'string' && passwordFile !== '' ? passwordFile : undefined,
+  };
+}
+
+/** The engine's `db` options from the command's arguments. */
+export function mirrorOptions(args: Record<string, unknown>): {
+  db: string;
+  dbPasswordFile?: string;
+} {
+  const location = mirrorLocation(args);
+  return location.passwordFile === undefined
+    ? { db: location.db }
+    : { db: location.db, dbPasswordFile: location.passwordFile };
 }
 
 /** Checks `--timezone`: undefined when not given, else a zone the platform knows. */

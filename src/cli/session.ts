@@ -6,7 +6,12 @@ import pino, { type Logger } from 'pino';
 import { createLogger, stdoutIsJournal } from '../daemon/logger.js';
 import { wireEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
 import { recordTimeZone } from '../store/timezone.js';
-import { parseTimeZone, resolveRemoteSettings, type RemoteSettings } from './options.js';
+import {
+  mirrorOptions,
+  parseTimeZone,
+  resolveRemoteSettings,
+  type RemoteSettings,
+} from './options.js';
 import { TerminalLogLines } from './progress.js';
 
 /** An open command session. */
@@ -69,7 +74,7 @@ export function openSession(
       caFile: settings.caFile,
       routes: args['routes'],
     },
-    { ...engineOptions, db: String(args['db']), logger },
+    { ...engineOptions, ...mirrorOptions(args), logger },
   );
   try {
     // Readers of the mirror (BI tools, report) take "today" from the zone recorded here.

@@ -20,7 +20,7 @@ import { Mirror, type SyncProgress } from '../mirror/index.js';
 import { createHttpRemote, parseRouteOverrides, type ResponseMetric } from '../remote/index.js';
 import { answersInto, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
-import { openMirrorFile } from '../store/writable.js';
+import { openMirror } from '../store/open.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 import {
   checkTokenSet,
@@ -44,8 +44,13 @@ export interface ServiceSettings {
 
 /** What a command adds to the settings when wiring the engine. */
 export interface EngineOptions {
-  /** The mirror: a path, opened (and closed) by the engine, or a connection the caller owns. */
+  /**
+   * The mirror: a file path or `postgres://` URL, opened (and closed) by the engine, or a
+   * connection the caller owns.
+   */
   db: string | Db;
+  /** The PostgreSQL password's file, for a `postgres://` `db`. */
+  dbPasswordFile?: string | undefined;
   logger: Logger;
   clock?: Clock;
   /** Passed to the governors: a command gives up on waits longer than this. */
@@ -86,7 +91,10 @@ export interface Engine {
 /** Opens the mirror (when given a path) and wires governor, remote, mirror and pusher over it. */
 export function wireEngine(settings: ServiceSettings, options: EngineOptions): Engine {
   const owned = typeof options.db === 'string';
-  const db = typeof options.db === 'string' ? openMirrorFile(options.db) : options.db;
+  const db =
+    typeof options.db === 'string'
+      ? openMirror({ db: options.db, passwordFile: options.dbPasswordFile }, 'write')
+      : options.db;
   try {
     return wire(settings, { ...options, db }, owned);
   } catch (error) {

@@ -8,6 +8,7 @@
 import { setImmediate as letEventLoopRun } from 'node:timers/promises';
 import type { Project } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
+import { sameJson } from '../store/values.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { PassGuard } from './guard.js';
 import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
@@ -53,7 +54,8 @@ export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Surv
           if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
           if (guard.tasks.has(task.id) || differs) continue;
           const held = store.tasks.find(task.id);
-          differs = held === undefined || held.data !== text || held.projectId !== projectId;
+          differs =
+            held === undefined || held.projectId !== projectId || !sameJson(held.data, text);
         }
         return differs;
       });

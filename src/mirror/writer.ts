@@ -23,6 +23,7 @@ import {
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { RecordKind } from '../store/project-records.js';
+import { sameJson } from '../store/values.js';
 import { refreshWideViews } from '../store/wide-views.js';
 import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
@@ -259,7 +260,7 @@ export class MirrorWriter {
     const checked = checkRecord(record, type, route, 'record');
     this.guards.get(projectId)?.lists[kind].add(checked.id);
     const data = JSON.stringify(checked);
-    if (this.store.records[kind].data(projectId, checked.id) === data) return false;
+    if (sameJson(this.store.records[kind].data(projectId, checked.id), data)) return false;
     this.store.records[kind].put(projectId, checked, data, context);
     return true;
   }

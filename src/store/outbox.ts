@@ -165,7 +165,8 @@ export class OutboxRepository {
     );
     this.requeueStmt = db.prepare(
       `UPDATE outbox SET state = 'pending', last_error = coalesce(?, last_error),
-         next_attempt_at = ?, attempts = max(0, attempts - ?), updated_at = ?
+         next_attempt_at = ?, attempts = attempts - CASE WHEN attempts > 0 THEN ? ELSE 0 END,
+         updated_at = ?
        WHERE id = ? AND state = 'sending'`,
     );
     this.makeDueStmt = db.prepare(

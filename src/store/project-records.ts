@@ -1,7 +1,7 @@
 /** The per-project lists read whole on every pass: `members`, `resources` and `dependencies`. */
 import type { JsonObject } from '../domain/index.js';
 import type { Db } from './database.js';
-import { textColumn } from './values.js';
+import { sameJson, textColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
 /** The tables of per-project lists. */
@@ -94,7 +94,7 @@ export class ProjectRecordsRepository {
     const held = this.dataById(projectId);
     for (const record of records) {
       const data = JSON.stringify(record);
-      if (!keep.has(record.id) && held.get(record.id) !== data) {
+      if (!keep.has(record.id) && !sameJson(held.get(record.id), data)) {
         this.put(projectId, record, data, context);
         touched.push(record.id);
       }

@@ -1,7 +1,7 @@
 /** The `projects` table: one row per mirrored project. */
 import type { Project } from '../domain/index.js';
 import type { Db } from './database.js';
-import { textColumn } from './values.js';
+import { sameJson, textColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
 /** A mirrored project as `status` lists it. */
@@ -53,7 +53,7 @@ export class ProjectsRepository {
   /** Writes a project unless the mirror holds exactly this JSON already; true when it wrote. */
   put(project: Project, context: WriteContext): boolean {
     const data = JSON.stringify(project);
-    if (this.dataStmt.get(project.id) === data) return false;
+    if (sameJson(this.dataStmt.get(project.id), data)) return false;
     const active = typeof project.active === 'boolean' ? Number(project.active) : null;
     const reason = textColumn(project.readOnlyReason);
     this.putStmt.run(project.id, textColumn(project.name), active, reason, data, context.at);

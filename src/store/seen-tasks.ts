@@ -1,14 +1,24 @@
 /**
  * The ids of the tasks a full pass has read, so that the pass can tell a repeated row from a new
  * one and delete, at its end, exactly the tasks it did not see. They live in a TEMP table of this
- * connection (the only DDL outside schema.sql): memory does not grow with the project, and no
+ * connection (the only DDL outside the schema files): memory does not grow with the project, and no
  * byte of it reaches the mirror file.
  */
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 import type { WriteContext } from './write-context.js';
 
+const SEEN_TASKS_DDL = `CREATE TEMP TABLE IF NOT EXISTS seen_tasks (
+  project_id TEXT NOT NULL,
+  id         TEXT NOT NULL,
+  PRIMARY KEY (project_id, id)
+)`;
+
+/** The TEMP tables a PostgreSQL session creates when it connects (TEMP tables die with it). */
+export const PG_SESSION_TABLES: readonly string[] = [SEEN_TASKS_DDL];
+
 const UNSEEN = `project_id = @projectId
-  AND NOT EXISTS (SELECT 1 FROM temp.seen_tasks s WHERE s.project_id = @projectId AND s.id = tasks.id)`;
+  AND NOT EXISTS (SELECT 1 FROM seen_tasks s WHERE s.project_id = @projectId AND s.id = tasks.id)`;
 
 /** The set of task ids read by the pass in hand, per project. */
 export class SeenTasks {
@@ -20,16 +30,11 @@ export class SeenTasks {
   private readonly seenStmt;
 
   constructor(db: Db) {
-    db.exec(
-      `CREATE TEMP TABLE IF NOT EXISTS seen_tasks (
-         project_id TEXT NOT NULL,
-         id         TEXT NOT NULL,
-         PRIMARY KEY (project_id, id)
-       ) WITHOUT ROWID`,
-    );
-    this.clearStmt = db.prepare('DELETE FROM temp.seen_tasks WHERE project_id = ?');
+    // PostgreSQL's session creates it on every (re)connection: see `PG_SESSION_TABLES`.
+    if (dialectOf(db) === 'sqlite') db.exec(`${SEEN_TASKS_DDL} WITHOUT ROWID`);
+    this.clearStmt = db.prepare('DELETE FROM seen_tasks WHERE project_id = ?');
     this.markStmt = db.prepare(
-      'INSERT OR IGNORE INTO temp.seen_tasks (project_id, id) VALUES (?, ?)',
+      'INSERT INTO seen_tasks (project_id, id) VALUES (?, ?) ON CONFLICT DO NOTHING',
     );
     this.historyStmt = db.prepare(
       `INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
@@ -41,7 +46,7 @@ export class SeenTasks {
     );
     this.countStmt.pluck();
     this.seenStmt = db.prepare<[string], number>(
-      'SELECT count(*) FROM temp.seen_tasks WHERE project_id = ?',
+      'SELECT count(*) FROM seen_tasks WHERE project_id = ?',
     );
     this.seenStmt.pluck();
   }

@@ -46,8 +46,10 @@ export class TaskPagesRepository {
        WHERE project_id = ? AND page_size = ? AND page = ?`,
     );
     this.putStmt = db.prepare(
-      `INSERT OR REPLACE INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (project_id, page_size, page) DO UPDATE SET etag = excluded.etag,
+         row_count = excluded.row_count, read_at = excluded.read_at, rows = excluded.rows`,
     );
     this.pruneStmt = db.prepare(
       'DELETE FROM task_pages WHERE project_id = ? AND (page_size <> ? OR page > ?)',

@@ -2,7 +2,7 @@
 import type { JsonObject, Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { TaskHistoryRepository, trackedChanges } from './task-history.js';
-import { assigneesOf, numberColumn, textColumn, timestampColumn } from './values.js';
+import { assigneesOf, numberColumn, sameJson, textColumn, timestampColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
 /** What the mirror holds of one task. */
@@ -44,7 +44,7 @@ export class TasksRepository {
     this.deleteStmt = db.prepare('DELETE FROM tasks WHERE id = ?');
     this.clearAssigneesStmt = db.prepare('DELETE FROM task_assignees WHERE task_id = ?');
     this.addAssigneeStmt = db.prepare(
-      'INSERT OR IGNORE INTO task_assignees (task_id, member_id) VALUES (?, ?)',
+      'INSERT INTO task_assignees (task_id, member_id) VALUES (?, ?) ON CONFLICT DO NOTHING',
     );
     this.countStmt = db.prepare<[string], number>(
       'SELECT count(*) FROM tasks WHERE project_id = ?',
@@ -64,7 +64,7 @@ export class TasksRepository {
   put(projectId: string, task: Task, data: string, context: WriteContext): boolean {
     const old = this.findStmt.get(task.id);
     if (old === undefined) return this.insert(projectId, task, data, context);
-    if (old.data === data && old.projectId === projectId) return false;
+    if (old.projectId === projectId && sameJson(old.data, data)) return false;
     this.updateStmt.run(projectId, ...columns(task), data, context.at, task.id);
     for (const change of trackedChanges(JSON.parse(old.data) as JsonObject, task)) {
       if (change.field === 'assignees') this.setAssignees(task.id, assigneesOf(task));

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_TIMEZONE, offsetSchedule, type ZoneOffset } from '../domain/index.js';
 import { isoTime, type Db } from './database.js';
+import { dialectOf } from './db.js';
 
 /** A recorded schedule is written again once it is older than this, in days. */
 export const TIMEZONE_REFRESH_DAYS = 365;
@@ -18,8 +19,9 @@ const TABLE = `(
 
 /** The zone the mirror's views take today in; UTC when none is recorded. */
 export function storedTimeZone(db: Db): string {
+  const table = dialectOf(db) === 'sqlite' ? 'main.timezone_offsets' : 'timezone_offsets';
   const zone = db
-    .prepare<[], string>(`SELECT zone FROM main.timezone_offsets ORDER BY starts_at LIMIT 1`)
+    .prepare<[], string>(`SELECT zone FROM ${table} ORDER BY starts_at LIMIT 1`)
     .pluck()
     .get();
   return zone ?? DEFAULT_TIMEZONE;
@@ -44,7 +46,7 @@ export function recordTimeZone(db: Db, zone: string, nowMs: number): boolean {
         return false;
       }
       db.prepare('DELETE FROM timezone_offsets').run();
-      if (zone !== DEFAULT_TIMEZONE) insertSchedule(db, 'main', zone, offsetSchedule(zone, nowMs));
+      if (zone !== DEFAULT_TIMEZONE) insertSchedule(db, '', zone, offsetSchedule(zone, nowMs));
       return true;
     })
     .immediate();
@@ -52,11 +54,16 @@ export function recordTimeZone(db: Db, zone: string, nowMs: number): boolean {
 
 /**
  * Takes today in `zone` on this connection only, for a reader that may not write: a TEMP copy
- * of `timezone_offsets` and of every view, which SQLite looks up before the mirror's own.
+ * of `timezone_offsets` and of every view, which SQLite looks up before the mirror's own. On
+ * PostgreSQL the session's `projmirror.timezone` setting, which `v_today` reads, does the same.
  */
 export function applyTimeZoneToReader(db: Db, zone: string, nowMs: number): void {
+  if (dialectOf(db) === 'postgres') {
+    db.prepare(`SELECT set_config('projmirror.timezone', ?, false)`).get(zone);
+    return;
+  }
   db.exec(`CREATE TEMP TABLE timezone_offsets ${TABLE}`);
-  insertSchedule(db, 'temp', zone, zone === DEFAULT_TIMEZONE ? [] : offsetSchedule(zone, nowMs));
+  insertSchedule(db, 'temp.', zone, zone === DEFAULT_TIMEZONE ? [] : offsetSchedule(zone, nowMs));
   const views = db
     .prepare<[], string>(`SELECT sql FROM main.sqlite_master WHERE type = 'view' ORDER BY rowid`)
     .pluck()
@@ -64,9 +71,10 @@ export function applyTimeZoneToReader(db: Db, zone: string, nowMs: number): void
   for (const sql of views) db.exec(sql.replace(/^CREATE VIEW/i, 'CREATE TEMP VIEW'));
 }
 
-function insertSchedule(db: Db, schema: string, zone: string, schedule: ZoneOffset[]): void {
+/** Writes a zone's offsets into `timezone_offsets` of `schema` ('' for the mirror's, 'temp.'). */
+function insertSchedule(db: Db, schema: '' | 'temp.', zone: string, schedule: ZoneOffset[]): void {
   const insert = db.prepare(
-    `INSERT INTO ${schema}.timezone_offsets (starts_at, zone, offset_minutes) VALUES (?, ?, ?)`,
+    `INSERT INTO ${schema}timezone_offsets (starts_at, zone, offset_minutes) VALUES (?, ?, ?)`,
   );
   for (const entry of schedule) insert.run(isoTime(entry.startsAt), zone, entry.offsetMinutes);
 }

@@ -1,4 +1,5 @@
 /** How JSON values of the service's records become typed columns and history values. */
+import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../domain/index.js';
 
 /** A string column: the value when it is a string, else NULL (the whole record stays in `data`). */
@@ -42,4 +43,15 @@ export function assigneesOf(task: JsonObject): string[] {
   if (!Array.isArray(ids)) return [];
   const unique = new Set(ids.filter((id): id is string => typeof id === 'string'));
   return [...unique].sort();
+}
+
+/**
+ * Whether the mirror's JSON text of a record (`held`) stands for the same JSON as `fresh`: the
+ * same text, or the same value in another spelling (PostgreSQL's `jsonb` hands back its own key
+ * order and spacing).
+ */
+export function sameJson(held: string | undefined, fresh: string): boolean {
+  if (held === fresh) return true;
+  if (held === undefined) return false;
+  return isDeepStrictEqual(JSON.parse(held), JSON.parse(fresh));
 }

@@ -6,6 +6,7 @@
  * saw it). Each column's declared type is inferred from every kind of value seen in the field.
  */
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 
 /** A mirrored table, its wide view, and the view's leading columns (column, table column). */
 interface WideView {
@@ -97,6 +98,11 @@ END`);
  * Returns the names of the views it (re)created. Runs inside the caller's write transaction.
  */
 export function refreshWideViews(db: Db): string[] {
+  // PostgreSQL's dialect keeps its views with a function of schema.pg.sql, in the same terms.
+  if (dialectOf(db) === 'postgres') {
+    db.prepare('SELECT refresh_wide_views()').get();
+    return [];
+  }
   const rows = db
     .prepare<[], { kind: string; field: string; types: string }>(
       `SELECT record_kind AS kind, field, group_concat(value_type) AS types

@@ -69,6 +69,8 @@ describe('the common options', () => {
     const values: Record<CommonOptionName | 'config', string> = {
       config,
       db: join(dir, 'm.sqlite'),
+      // Read only for a postgres:// --db: accepted and ignored by a SQLite mirror.
+      'db-password-file': join(dir, 'db-password'),
       'log-level': 'info',
       timezone: 'Europe/Berlin',
       'base-url': sim.baseUrl,

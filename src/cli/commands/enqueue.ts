@@ -2,10 +2,10 @@
 import { systemClock, UsageError } from '../../domain/index.js';
 import { checkTokenLabel, TOKEN_PREFIX } from '../../tokens/index.js';
 import { checkEnqueueInput, enqueue, OUTBOX_OPS } from '../../outbox/index.js';
-import { openDatabase } from '../../store/database.js';
+import { openMirror } from '../../store/open.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
-import { withStoreOptions } from '../options.js';
+import { mirrorLocation, withStoreOptions } from '../options.js';
 
 /** Parses `--body`; anything but JSON is a usage error naming the text. */
 export function parseBody(text: unknown): unknown {
@@ -62,7 +62,7 @@ export const enqueueCommand: CliCommand = {
     };
     // Refused input leaves no trace: the mirror is opened (or created) only for a valid edit.
     checkEnqueueInput(input);
-    const db = openDatabase(String(args['db']));
+    const db = openMirror(mirrorLocation(args), 'edit');
     try {
       const queued = enqueue(db, input, systemClock.now());
       process.stdout.write(

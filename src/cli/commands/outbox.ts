@@ -1,5 +1,4 @@
 /** `projmirror outbox <action> [id]`: manage outbox items: list, retry ID, drop ID */
-import { existsSync } from 'node:fs';
 import { systemClock, UsageError } from '../../domain/index.js';
 import {
   dropOutboxItem,
@@ -9,11 +8,12 @@ import {
   type OutboxState,
   type OutboxSummary,
 } from '../../outbox/index.js';
-import { openDatabase, type Db } from '../../store/database.js';
+import type { Db } from '../../store/database.js';
+import { mirrorMayExist, openMirror } from '../../store/open.js';
 import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
-import { withStoreOptions } from '../options.js';
+import { mirrorLocation, withStoreOptions } from '../options.js';
 
 const ACTIONS = ['list', 'retry', 'drop'] as const;
 
@@ -99,15 +99,16 @@ export const outboxCommand: CliCommand = {
   handler: async (args) => {
     const action = String(args['action']);
     const id = action === 'list' ? 0 : parseId(args['id'], action);
-    const file = String(args['db']);
+    const location = mirrorLocation(args);
+    const file = location.db;
     // Nothing is created for a command about a mirror that does not exist.
-    if (!existsSync(file)) {
+    if (!mirrorMayExist(location)) {
       if (action !== 'list')
         throw new UsageError(`no outbox item ${id}: --db ${file} does not exist`);
       process.stdout.write(args['json'] ? '[]\n' : `${summaryLine(EMPTY_SUMMARY)}\n`);
       return EXIT_OK;
     }
-    const db = openDatabase(file);
+    const db = openMirror(location, 'edit');
     try {
       if (action === 'list') {
         list(db, args);

@@ -4,7 +4,6 @@ import {
   buildReport,
   checkProject,
   gatherHtmlReport,
-  openMirrorForReading,
   REPORT_FORMATS,
   renderHtmlReport,
   renderReport,
@@ -12,10 +11,11 @@ import {
   type ReportFormat,
 } from '../../report/index.js';
 import type { Db } from '../../store/database.js';
+import { openMirror } from '../../store/open.js';
 import { applyTimeZoneToReader } from '../../store/timezone.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
-import { parseTimeZone, withStoreOptions } from '../options.js';
+import { mirrorLocation, parseTimeZone, withStoreOptions } from '../options.js';
 
 export const reportCommand: CliCommand = {
   command: 'report',
@@ -73,7 +73,7 @@ export const reportCommand: CliCommand = {
  */
 export function openForReport(args: Record<string, unknown>): Db {
   const timezone = parseTimeZone(args['timezone']);
-  const db = openMirrorForReading(String(args['db']));
+  const db = openMirror(mirrorLocation(args), 'report');
   try {
     if (timezone !== undefined) applyTimeZoneToReader(db, timezone, Date.now());
     return db;

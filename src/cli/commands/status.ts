@@ -1,9 +1,9 @@
 /** `projmirror status [--json]`: freshness, quota, plan and outbox, from the mirror alone. */
-import { existsSync } from 'node:fs';
 import { openDatabase } from '../../store/database.js';
+import { mirrorMayExist, openMirror } from '../../store/open.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
-import { withStoreOptions } from '../options.js';
+import { mirrorLocation, withStoreOptions } from '../options.js';
 import { gatherStatus } from '../status/gather.js';
 import { renderStatus } from '../status/render.js';
 import { VERSION } from '../version.js';
@@ -18,12 +18,12 @@ export const statusCommand: CliCommand = {
       describe: 'print JSON',
     }),
   handler: async (args) => {
-    const file = String(args['db']);
+    const location = mirrorLocation(args);
     // No mirror yet is a state, not an error: show it empty (without creating the file).
-    const exists = existsSync(file);
+    const exists = mirrorMayExist(location);
     if (!exists)
-      process.stderr.write(`projmirror: no mirror at ${file} yet; run projmirror sync\n`);
-    const db = exists ? openDatabase(file, { readonly: true }) : openDatabase(':memory:');
+      process.stderr.write(`projmirror: no mirror at ${location.db} yet; run projmirror sync\n`);
+    const db = exists ? openMirror(location, 'read') : openDatabase(':memory:');
     try {
       const report = gatherStatus(db, Date.now());
       process.stdout.write(

@@ -6,6 +6,7 @@
  */
 import { StoreError, UsageError } from '../../domain/index.js';
 import { readSchema } from '../database.js';
+import { PG_SESSION_TABLES } from '../seen-tasks.js';
 import { SCHEMA_VERSION } from '../migrations.js';
 import { PgError, SyncBridge } from './bridge.js';
 import { PgDatabase } from './pg-database.js';
@@ -38,7 +39,7 @@ export function openPostgres(url: string, options: PgOpenOptions = {}): PgDataba
 function connect(target: PgTarget): PgDatabase {
   try {
     return new PgDatabase(
-      new SyncBridge(target.config, sessionStatements(target.schema)),
+      new SyncBridge(target.config, [...sessionStatements(target.schema), ...PG_SESSION_TABLES]),
       target.schema,
     );
   } catch (error) {

@@ -1,0 +1,52 @@
+/**
+ * Opening the mirror `--db` names, on either engine: a SQLite file (the default), or a
+ * PostgreSQL database when `--db` is a `postgres://` URL. Every command opens its mirror here.
+ */
+import { existsSync } from 'node:fs';
+import { openDatabase } from './database.js';
+import type { Db } from './db.js';
+import { openMirrorForReading } from './open-for-reading.js';
+import { openPostgres } from './postgres/open.js';
+import { isPostgresUrl } from './postgres/target.js';
+import { openMirrorFile } from './writable.js';
+
+/** `--db` and, for PostgreSQL, `--db-password-file`. */
+export interface MirrorLocation {
+  db: string;
+  passwordFile?: string | undefined;
+}
+
+/** How a command uses the mirror. */
+export type OpenMode =
+  /** sync, run, push, demo: created and migrated if needed, and checked writable. */
+  | 'write'
+  /** enqueue, outbox: created and migrated if needed. */
+  | 'edit'
+  /** report, export: must exist with its reporting views; nothing written. */
+  | 'report'
+  /** status and other readers: must exist; nothing written. */
+  | 'read';
+
+/** Opens the mirror for `mode`; a usage or store error in one line when it cannot. */
+export function openMirror(location: MirrorLocation, mode: OpenMode): Db {
+  if (isPostgresUrl(location.db)) {
+    const readonly = mode === 'report' || mode === 'read';
+    return openPostgres(location.db, {
+      readonly,
+      passwordFile: location.passwordFile,
+    }) as unknown as Db;
+  }
+  if (mode === 'write') return openMirrorFile(location.db);
+  if (mode === 'report') return openMirrorForReading(location.db);
+  return openDatabase(location.db, { readonly: mode === 'read' });
+}
+
+/** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */
+export function mirrorMayExist(location: MirrorLocation): boolean {
+  return isPostgresUrl(location.db) || existsSync(location.db);
+}
+
+/** `--db` as messages name it. */
+export function describeLocation(location: MirrorLocation): string {
+  return isPostgresUrl(location.db) ? location.db.replace(/\?.*$/, '') : location.db;
+}
