@@ -5,7 +5,9 @@ import { readSchema, type SqliteDb } from '../../src/store/database.js';
 import { installWideViews, WIDE_VIEWS } from '../../src/store/wide-views.js';
 import { documentedTypes, isFullTextShadow } from './column-types.js';
 
-const DOC = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
+/** The doc up to its PostgreSQL section, which test/store/postgres-schema.test.ts checks. */
+const FULL_DOC = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
+const DOC = FULL_DOC.slice(0, FULL_DOC.indexOf('\n## PostgreSQL'));
 
 /** A fresh mirror in memory: schema.sql, then the wide views' triggers and views. */
 function freshMirror(): SqliteDb {

@@ -2,6 +2,7 @@
  * schema.pg.sql against a real PostgreSQL: a SQLite mirror built the way the daemon builds one is
  * copied row by row into it, and every view must return SQLite's rows.
  */
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import type pg from 'pg';
@@ -28,6 +29,7 @@ import {
   postgresRows,
   sqliteRows,
   sqliteTables,
+  type PlainRow,
 } from './postgres-schema/mirror-copy.js';
 
 const TOKEN = 'glt_test_pg_schema_0123456789abcdef';
@@ -397,3 +399,65 @@ describe('schema.pg.sql', () => {
     expect(JSON.stringify(plan.rows)).toContain('tasks_fts');
   });
 });
+
+describe("docs/schema.md's PostgreSQL section", () => {
+  const doc = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## PostgreSQL'));
+  const queries = (text: string) =>
+    [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().replace(/;$/, ''));
+
+  it('documents exactly the columns of the tables only PostgreSQL has', async () => {
+    const client = await freshPostgres();
+    const documented = section
+      .split(/\n(?=### )/)
+      .map((part) => /^### `([a-z_]+)`\n([\s\S]*)/.exec(part))
+      .filter((match) => match !== null);
+    expect(documented.map((m) => m[1])).toEqual(['schema_meta', 'daemons', 'project_leases']);
+    for (const [, table, body] of documented) {
+      const columns = await client.query<{ name: string }>(
+        `SELECT column_name AS name FROM information_schema.columns
+         WHERE table_schema = 'projmirror' AND table_name = $1 ORDER BY ordinal_position`,
+        [table],
+      );
+      const rows = [...body!.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+      expect(rows, table).toEqual(columns.rows.map((c) => c.name));
+    }
+  });
+
+  it("runs every query, and each analyst's question answers as SQLite's does", async () => {
+    const { db } = await reportMirror();
+    const client = await freshPostgres();
+    await copyRows(db, client);
+    await client.query('SELECT refresh_wide_views()');
+    const sqlite = queries(doc.slice(0, doc.indexOf('\n## PostgreSQL')));
+    let compared = 0;
+    for (const sql of queries(section)) {
+      await expect(client.query(sql), sql).resolves.toBeDefined();
+      const title = /^-- (.+) \(PostgreSQL\)\n/.exec(sql)?.[1];
+      if (title === undefined) continue;
+      const twin = sqlite.find((query) => query.startsWith(`-- ${title}\n`))!;
+      const expected = sortedLists(sqliteRows(db, `(${twin})`).rows);
+      expect(expected.length, title).toBeGreaterThan(0);
+      expect(sortedLists((await postgresRows(client, `(${sql}) AS q`)).rows), title).toEqual(
+        expected,
+      );
+      compared += 1;
+    }
+    expect(compared).toBe(5);
+  });
+});
+
+/** Rows whose JSON arrays are sorted (json_agg and json_group_array promise no order), then sorted. */
+function sortedLists(rows: PlainRow[]): PlainRow[] {
+  const lists = rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'string' && value.startsWith('[')
+          ? JSON.stringify((JSON.parse(value) as string[]).sort())
+          : value,
+      ]),
+    ),
+  );
+  return lists.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+}

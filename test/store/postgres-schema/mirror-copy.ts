@@ -167,6 +167,7 @@ function plain(value: unknown, text: TextMode): Plain {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'number') return value;
   if (typeof value === 'string') return text === 'json' ? canonicalJson(value) : value;
+  if (typeof value === 'object') return JSON.stringify(value); // json: parsed by the driver
   throw new Error(`unexpected value ${String(value)}`);
 }
 
