@@ -18,7 +18,7 @@ import { tempDatabase } from '../fixtures/db.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { buildReportMirror, zoneOffTheUtcDay } from '../report/mirror.js';
-import { addCraftedRows } from './postgres-schema/crafted.js';
+import { addCraftedRows, EVERY_KIND_JSON } from './postgres-schema/crafted.js';
 import {
   applySchema,
   connect,
@@ -28,8 +28,8 @@ import {
   pgType,
   postgresRows,
   sqliteRows,
+  sortedLists,
   sqliteTables,
-  type PlainRow,
 } from './postgres-schema/mirror-copy.js';
 
 const TOKEN = 'glt_test_pg_schema_0123456789abcdef';
@@ -290,38 +290,12 @@ describe('schema.pg.sql', () => {
   });
 
   it('classifies every kind of value as SQLite does, and reads a surprising one as NULL', async () => {
-    const data = {
-      id: 'p_x',
-      day: '2026-11-21',
-      at: '2026-11-21T09:30:00.000Z',
-      atSpace: '2026-11-21 09:30',
-      almost: '2026-11-2',
-      word: 'text',
-      yes: true,
-      no: false,
-      count: -7,
-      big: 0,
-      ratio: 1.5,
-      whole: 1.0,
-      list: [1, 'a'],
-      object: { b: 1, a: { c: null } },
-      empty: [],
-      missing: null,
-      badDay: '2026-02-30',
-      badTime: '2026-11-21T25:61',
-      oddTime: '2026-11-21T09:30 UTC',
-      '': 'no name',
-      'has"quote': 1,
-    };
-    const json = JSON.stringify(data)
-      .replace('"whole":1', '"whole":1.0')
-      .replace('"big":0', '"big":12345678901234567890');
     const { db } = tempDatabase();
     const insert = `INSERT INTO projects (id, name, data, synced_at)
       VALUES ('p_x', 'X', $1, '2026-11-21T00:00:00.000Z')`;
-    db.prepare(insert.replace('$1', '?')).run(json);
+    db.prepare(insert.replace('$1', '?')).run(EVERY_KIND_JSON);
     const client = await freshPostgres();
-    await client.query(insert, [json]);
+    await client.query(insert, [EVERY_KIND_JSON]);
     const fields = `SELECT field, value_type FROM data_fields`;
     expect((await postgresRows(client, `(${fields}) AS f`)).rows).toEqual(
       sqliteRows(db, `(${fields})`).rows,
@@ -446,18 +420,3 @@ describe("docs/schema.md's PostgreSQL section", () => {
     expect(compared).toBe(5);
   });
 });
-
-/** Rows whose JSON arrays are sorted (json_agg and json_group_array promise no order), then sorted. */
-function sortedLists(rows: PlainRow[]): PlainRow[] {
-  const lists = rows.map((row) =>
-    Object.fromEntries(
-      Object.entries(row).map(([key, value]) => [
-        key,
-        typeof value === 'string' && value.startsWith('[')
-          ? JSON.stringify((JSON.parse(value) as string[]).sort())
-          : value,
-      ]),
-    ),
-  );
-  return lists.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
-}

@@ -125,3 +125,35 @@ function insertTask(db: Db, i: number, at: string): void {
   const assign = db.prepare(`INSERT INTO task_assignees (task_id, member_id) VALUES (?, ?)`);
   for (const member of assigneeIds) assign.run(id, member);
 }
+
+const EVERY_KIND = {
+  id: 'p_x',
+  day: '2026-11-21',
+  at: '2026-11-21T09:30:00.000Z',
+  atSpace: '2026-11-21 09:30',
+  almost: '2026-11-2',
+  word: 'text',
+  yes: true,
+  no: false,
+  count: -7,
+  big: 0,
+  ratio: 1.5,
+  whole: 1.0,
+  list: [1, 'a'],
+  object: { b: 1, a: { c: null } },
+  empty: [],
+  missing: null,
+  badDay: '2026-02-30',
+  badTime: '2026-11-21T25:61',
+  oddTime: '2026-11-21T09:30 UTC',
+  '': 'no name',
+  'has"quote': 1,
+};
+/**
+ * A project's `data` with a value of every kind the wide views tell apart, some no type can hold
+ * (read as NULL), and keys no column can be named (kept in `data` only); written as JSON text to
+ * spell 1.0 and an integer beyond JavaScript's.
+ */
+export const EVERY_KIND_JSON = JSON.stringify(EVERY_KIND)
+  .replace('"whole":1', '"whole":1.0')
+  .replace('"big":0', '"big":12345678901234567890');

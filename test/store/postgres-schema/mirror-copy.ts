@@ -225,3 +225,18 @@ export function pgType(
     TIMESTAMP: 'timestamp with time zone',
   }[column.type]!;
 }
+
+/** Rows whose JSON arrays are sorted (json_agg and json_group_array promise no order), then sorted. */
+export function sortedLists(rows: PlainRow[]): PlainRow[] {
+  const lists = rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'string' && value.startsWith('[')
+          ? JSON.stringify((JSON.parse(value) as string[]).sort())
+          : value,
+      ]),
+    ),
+  );
+  return lists.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+}
