@@ -6,6 +6,7 @@
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/index.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON } from '../daemon/schedules.js';
+import { DEFAULT_LEASE_MS } from '../daemon/leases.js';
 import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
 
@@ -39,6 +40,15 @@ export const COMMON_OPTIONS = {
       type: 'string',
       describe:
         'file holding the PostgreSQL password (default: the db-password credential in $CREDENTIALS_DIRECTORY, else ~/.pgpass)',
+    },
+  },
+  'lease-ms': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_LEASE_MS,
+      describe:
+        "on a PostgreSQL mirror shared by daemons: how long a project's lease lasts unless renewed, in ms (a dead daemon's projects move to another after it)",
     },
   },
   'log-level': {
@@ -157,6 +167,7 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   'realtime-url',
   'projects',
   'routes',
+  'lease-ms',
 ];
 
 /**

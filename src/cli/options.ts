@@ -109,15 +109,28 @@ export function mirrorLocation(args: Record<string, unknown>): MirrorLocation {
   };
 }
 
-/** The engine's `db` options from the command's arguments. */
+/** The shortest lease, in ms: renewed every third of it, it must outlast a slow statement. */
+export const MIN_LEASE_MS = 3_000;
+
+/** The engine's `db` options from the command's arguments: where, and the lease time. */
 export function mirrorOptions(args: Record<string, unknown>): {
   db: string;
   dbPasswordFile?: string;
+  leaseMs?: number;
 } {
   const location = mirrorLocation(args);
-  return location.passwordFile === undefined
-    ? { db: location.db }
-    : { db: location.db, dbPasswordFile: location.passwordFile };
+  const lease = args['leaseMs'];
+  const valid = typeof lease === 'number' && Number.isSafeInteger(lease) && lease >= MIN_LEASE_MS;
+  if (lease !== undefined && !valid) {
+    throw new UsageError(
+      `--lease-ms ${JSON.stringify(lease)} must be a whole number of milliseconds, ${MIN_LEASE_MS} or more`,
+    );
+  }
+  return {
+    db: location.db,
+    ...(location.passwordFile === undefined ? {} : { dbPasswordFile: location.passwordFile }),
+    ...(typeof lease === 'number' ? { leaseMs: lease } : {}),
+  };
 }
 
 /** Checks `--timezone`: undefined when not given, else a zone the platform knows. */

@@ -13,6 +13,7 @@ import {
   type RemoteSettings,
 } from './options.js';
 import { TerminalLogLines } from './progress.js';
+import { VERSION } from './version.js';
 
 /** An open command session. */
 export interface Session {
@@ -74,7 +75,7 @@ export function openSession(
       caFile: settings.caFile,
       routes: args['routes'],
     },
-    { ...engineOptions, ...mirrorOptions(args), logger },
+    { ...engineOptions, ...mirrorOptions(args), version: VERSION, logger },
   );
   try {
     // Readers of the mirror (BI tools, report) take "today" from the zone recorded here.

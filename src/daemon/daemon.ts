@@ -133,6 +133,8 @@ export class Daemon {
       logger: this.logger,
       ...(options.coalesceMs === undefined ? {} : { windowMs: options.coalesceMs }),
       onEvent: (event) => {
+        // On a shared mirror, a project another daemon holds is its to write.
+        if (!this.mayWrite(event.projectId)) return;
         try {
           this.applier.applyEvent(event);
         } catch {
@@ -165,6 +167,22 @@ export class Daemon {
     });
   }
 
+  /** False for a mirrored project another daemon holds (a shared PostgreSQL mirror). */
+  private mayWrite(projectId: string): boolean {
+    const { claims } = this.options.engine;
+    return claims.mine(projectId) || this.projects.data(projectId) === undefined;
+  }
+
+  /** A project whose lease this daemon took over: pass it now, and push its items. */
+  private takeOver(projectIds: readonly string[]): void {
+    if (this.controller.signal.aborted) return;
+    this.logger.info({ projects: projectIds }, 'took over projects');
+    for (const projectId of projectIds) {
+      this.track(this.syncProject(projectId, this.controller.signal, 'poll').then(() => undefined));
+    }
+    this.pusher.wake();
+  }
+
   /**
    * Starts every loop. Start-up counts as a reconnect (changes made while no daemon ran sent
    * events nobody heard): every project is reconciled first, cheaply since unchanged pages answer
@@ -173,8 +191,14 @@ export class Daemon {
    */
   async start(onReconcileBegun?: () => void): Promise<void> {
     const signal = this.controller.signal;
-    // `push` checks this, so that two pushers never resend each other's items.
-    this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
+    // `push` checks this, so that two pushers never resend each other's items (on a shared
+    // PostgreSQL mirror, leases keep them apart instead).
+    const { leases } = this.options.engine;
+    if (leases === undefined) {
+      this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
+    } else {
+      leases.onAcquired((projectIds) => this.takeOver(projectIds));
+    }
     this.realtime?.start(signal);
     this.pusher.start(signal);
     // Tracked like a loop, so that stop() aborts it and waits for it.
@@ -200,7 +224,7 @@ export class Daemon {
       this.realtime?.stop(),
     ]);
     this.options.engine.persistBudget();
-    this.state.delete(STATE_KEYS.daemon);
+    if (this.options.engine.leases === undefined) this.state.delete(STATE_KEYS.daemon);
   }
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
@@ -240,7 +264,9 @@ export class Daemon {
     return planForTokens({
       now: this.clock.now(),
       tokens: this.options.engine.tokens(),
-      projects: this.facts.taskCounts(this.options.projects),
+      projects: this.facts
+        .taskCounts(this.options.projects)
+        .filter((project) => this.options.engine.claims.mine(project.id)),
       foreignRatePerHour: (label) => this.foreignUse(label).ratePerHour(),
       realtimeConnected: this.realtimeConnected,
       settings: {

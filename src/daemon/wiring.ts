@@ -15,12 +15,14 @@ import {
   type BudgetSnapshot,
   type GovernorOptions,
 } from '../budget/index.js';
-import { systemClock, type Clock } from '../domain/index.js';
+import { SOLE_OWNER, systemClock, type Clock, type ProjectClaims } from '../domain/index.js';
 import { Mirror, type SyncProgress } from '../mirror/index.js';
 import { createHttpRemote, parseRouteOverrides, type ResponseMetric } from '../remote/index.js';
 import { answersInto, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
+import { dialectOf } from '../store/db.js';
 import { openMirror } from '../store/open.js';
+import { LeaseKeeper } from './leases.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 import {
   checkTokenSet,
@@ -51,6 +53,10 @@ export interface EngineOptions {
   db: string | Db;
   /** The PostgreSQL password's file, for a `postgres://` `db`. */
   dbPasswordFile?: string | undefined;
+  /** On a PostgreSQL mirror, how long a project's lease lasts unless renewed, in ms. */
+  leaseMs?: number;
+  /** This installation's version, which other daemons sharing the mirror see in `status`. */
+  version?: string;
   logger: Logger;
   clock?: Clock;
   /** Passed to the governors: a command gives up on waits longer than this. */
@@ -73,6 +79,10 @@ export interface Engine {
   mirror: Mirror;
   /** Daemon bookkeeping kept across restarts (budget, plan, start-up). */
   state: DaemonStateRepository;
+  /** The projects this process mirrors and pushes: all, or its leases on a shared PostgreSQL mirror. */
+  claims: ProjectClaims;
+  /** The leases, on a PostgreSQL mirror; undefined on a SQLite file. */
+  leases: LeaseKeeper | undefined;
   /** An outbox pusher over the engine: its remote and clock, answers written by the mirror's writer. */
   pusher(settings?: PusherSettings): OutboxPusher;
   /** Calls `listener` after every task page a pass reads. */
@@ -118,8 +128,20 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
     logger: logger.child({ subsystem: 'tokens' }),
     restore: state.get<RoutingState>(STATE_KEYS.routing),
   });
+  const leases =
+    dialectOf(db) === 'postgres'
+      ? new LeaseKeeper({
+          db,
+          tokens: settings.tokens.map((token) => token.label),
+          version: options.version ?? 'unknown',
+          logger: logger.child({ subsystem: 'leases' }),
+          ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+        })
+      : undefined;
+  const claims = leases ?? SOLE_OWNER;
   const mirror = new Mirror({
     db,
+    claims,
     remote,
     clock,
     logger: logger.child({ subsystem: 'mirror' }),
@@ -137,9 +159,12 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
     remote,
     mirror,
     state,
+    claims,
+    leases,
     pusher: (pusherSettings = {}) =>
       new OutboxPusher({
         db,
+        claims,
         remote,
         clock,
         logger: logger.child({ subsystem: 'outbox' }),
@@ -157,6 +182,7 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
     persistBudget,
     close: async () => {
       if (db.open) persistBudget();
+      if (db.open) leases?.stop();
       await remote.close();
       if (owned && db.open) db.close();
     },

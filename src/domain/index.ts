@@ -10,3 +10,4 @@ export * from './manual-clock.js';
 export * from './validate.js';
 export * from './changes.js';
 export * from './timezone.js';
+export * from './claims.js';

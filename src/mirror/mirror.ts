@@ -9,8 +9,10 @@ import {
   errorLine,
   IncompleteListingError,
   RateLimitedError,
+  SOLE_OWNER,
   UsageError,
   type Project,
+  type ProjectClaims,
 } from '../domain/index.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { ProjectPass, type PassDeps } from './pass.js';
@@ -39,6 +41,7 @@ interface InFlight {
 export class Mirror {
   private readonly deps: PassDeps;
   private readonly laneOf: (projectId: string) => string;
+  private readonly claims: ProjectClaims;
   private readonly inFlight = new Map<string, InFlight>();
 
   constructor(options: MirrorOptions) {
@@ -48,9 +51,10 @@ export class Mirror {
     }
     const store = new MirrorStore(options.db);
     this.laneOf = options.laneOf ?? (() => '');
+    this.claims = options.claims ?? SOLE_OWNER;
     this.deps = {
       store,
-      writer: new MirrorWriter(store, options.clock),
+      writer: new MirrorWriter(store, options.clock, options.claims),
       remote: options.remote,
       clock: options.clock,
       logger: options.logger,
@@ -94,7 +98,11 @@ export class Mirror {
     const listed = new Map(
       checkList(projects, 'project', context).map((p) => [p.id, p as Project]),
     );
-    let ids = projectIds ?? [...listed.keys()];
+    // Daemons sharing a mirror each pass the listed projects they hold (see ProjectClaims).
+    const mine = new Set(this.claims.listed([...listed.keys()]));
+    const asked = projectIds ?? [...listed.keys()];
+    report.heldElsewhere = asked.filter((id) => listed.has(id) && !mine.has(id)).sort();
+    let ids = asked.filter((id) => mine.has(id) || !listed.has(id));
     if (projectIds === undefined && report.listingError === undefined) {
       report.removedProjects = this.removeUnlisted(listed);
     } else if (projectIds === undefined) {
@@ -161,6 +169,10 @@ export class Mirror {
   ): Promise<PassOutcome> {
     const running = this.inFlight.get(projectId);
     if (running !== undefined) return running.done;
+    if (!this.claims.mine(projectId)) {
+      const result = { ...this.skipped(projectId, `held by another daemon`), ok: true };
+      return { result: { ...result, errorCode: 'held_elsewhere' }, failure: undefined };
+    }
     const pass = new ProjectPass(this.deps, projectId, listed, options);
     const done = pass
       .run()
@@ -177,7 +189,7 @@ export class Mirror {
       ...store.projects.ids(),
       ...store.syncState.list().map((s) => s.projectId),
     ]);
-    const gone = [...known].filter((id) => !listed.has(id)).sort();
+    const gone = this.claims.removable([...known].filter((id) => !listed.has(id)).sort());
     for (const projectId of gone) {
       this.deps.writer.removeProject(projectId);
       logger.info({ projectId }, 'project no longer listed; removed from the mirror');

@@ -1,6 +1,12 @@
 /** The mirror engine's options, progress events and reports. */
 import type { Logger } from 'pino';
-import { MAX_PAGE_SIZE, type Clock, type RemoteApi, type RequestPurpose } from '../domain/index.js';
+import {
+  MAX_PAGE_SIZE,
+  type Clock,
+  type ProjectClaims,
+  type RemoteApi,
+  type RequestPurpose,
+} from '../domain/index.js';
 
 export { MAX_PAGE_SIZE };
 import type { Db } from '../store/database.js';
@@ -29,6 +35,8 @@ export interface MirrorOptions {
    * (the composition root gives each token its lane). One lane when absent.
    */
   laneOf?: (projectId: string) => string;
+  /** The projects this process mirrors: all of them unless daemons share a PostgreSQL mirror. */
+  claims?: ProjectClaims;
 }
 
 /** Per-call options of a sync. */
@@ -99,6 +107,8 @@ export interface SyncReport {
   projects: ProjectSyncResult[];
   /** Projects deleted from the mirror because the service no longer lists them. */
   removedProjects: string[];
+  /** Listed projects another daemon sharing the mirror holds: it mirrors them, this run did not. */
+  heldElsewhere?: string[];
 }
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */

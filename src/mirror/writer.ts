@@ -12,8 +12,10 @@ import {
   checkRecord,
   checkTask,
   MalformedResponseError,
+  SOLE_OWNER,
   type Clock,
   type ListType,
+  type ProjectClaims,
   type Project,
   type RealtimeEvent,
   type RecordChange,
@@ -48,9 +50,12 @@ export class MirrorWriter {
   private readonly clock: Clock;
   private readonly guards = new Map<string, PassGuard>();
 
-  constructor(store: MirrorStore, clock: Clock) {
+  private readonly claims: ProjectClaims;
+
+  constructor(store: MirrorStore, clock: Clock, claims: ProjectClaims = SOLE_OWNER) {
     this.store = store;
     this.clock = clock;
+    this.claims = claims;
   }
 
   /** Starts guarding `projectId` for a pass: until `release`, other writes are noted in the guard. */
@@ -91,6 +96,7 @@ export class MirrorWriter {
   beginBackfill(project: Project, tally: WriteTally): void {
     const { store } = this;
     store.transaction(() => {
+      this.claims.fence(project.id);
       store.projects.put(project, this.context(false, tally));
       store.syncState.beginBackfill(project.id);
     });
@@ -111,6 +117,7 @@ export class MirrorWriter {
     const guard = this.guards.get(projectId);
     const context = this.context(false, options.tally);
     store.transaction(() => {
+      this.claims.fence(projectId);
       bookkeeping();
       for (const [task, text] of rows) {
         options.markSeen(task.id);
@@ -132,6 +139,7 @@ export class MirrorWriter {
     const { projectId, guard } = plan;
     const context = this.context(!plan.backfill, tally);
     store.transaction(() => {
+      this.claims.fence(projectId);
       if (!guard.project) store.projects.put(plan.project, context);
       for (const page of found.changedPages) {
         for (const [task, text] of keptRows(keptPage(store, projectId, plan.pageSize, page))) {
@@ -165,6 +173,7 @@ export class MirrorWriter {
     const { store } = this;
     return store.transaction(() => {
       if (store.projects.data(projectId) === undefined) return 'unknown_project';
+      this.claims.fence(projectId);
       const context = this.context(store.syncState.hasBaseline(projectId), newTally());
       let changed = false;
       for (const change of changes) {

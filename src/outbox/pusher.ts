@@ -6,7 +6,13 @@
  */
 import type { Logger } from 'pino';
 import type { BackoffPolicy } from '../domain/backoff.js';
-import { errorLine, type Clock, type RemoteApi } from '../domain/index.js';
+import {
+  errorLine,
+  SOLE_OWNER,
+  type Clock,
+  type ProjectClaims,
+  type RemoteApi,
+} from '../domain/index.js';
 import type { Db } from '../store/database.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { ProjectsRepository } from '../store/projects.js';
@@ -33,6 +39,8 @@ export interface OutboxPusherOptions {
   logger: Logger;
   /** Writes the service's answer into the mirror: `answersInto(mirror.writer)`, wired by the daemon. */
   applyResult: ApplyResult;
+  /** The projects whose items this pusher sends: all, unless daemons share a PostgreSQL mirror. */
+  claims?: ProjectClaims;
   /** The reason a project is read-only, or null; the mirrored `projects.read_only_reason` by default. */
   isReadOnly?: (projectId: string) => string | null;
   backoffBaseMs?: number;
@@ -89,13 +97,15 @@ export class OutboxPusher {
   private readonly itemRetryWindowMs: number;
   private readonly maxRateLimitWaitMs: number;
   private readonly idleIntervalMs: number;
+  private readonly claims: ProjectClaims;
   private recovered = false;
   private controller: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private waker: AbortController | undefined;
 
   constructor(options: OutboxPusherOptions) {
-    this.outbox = new OutboxRepository(options.db);
+    this.claims = options.claims ?? SOLE_OWNER;
+    this.outbox = new OutboxRepository(options.db, this.claims.holder);
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
@@ -205,9 +215,14 @@ export class OutboxPusher {
     return !(signal?.aborted ?? false);
   }
 
+  /**
+   * Once: items a previous run left `sending` go back to `pending`. Not on a shared mirror,
+   * where they may be another daemon's in flight: taking over a project's lease recovers them.
+   */
   private recoverOnce(): void {
     if (this.recovered) return;
     this.recovered = true;
+    if (this.claims !== SOLE_OWNER) return;
     const count = this.outbox.recoverInterrupted(this.clock.now());
     if (count > 0)
       this.logger.warn(
@@ -238,6 +253,7 @@ export class OutboxPusher {
       logger: this.logger,
       applyResult: this.applyResult,
       isReadOnly: this.isReadOnly,
+      claims: this.claims,
       retries: pass.retries,
       signal: pass.signal,
     });
@@ -269,7 +285,7 @@ export class OutboxPusher {
     const now = this.clock.now();
     const ready: OutboxItem[] = [];
     let wakeAt: number | undefined;
-    for (const head of this.outbox.heads()) {
+    for (const head of this.heads()) {
       if (head.state !== 'pending' || pass.held.has(head.projectId)) continue;
       const dueAt = head.nextAttemptAt === null ? now : Date.parse(head.nextAttemptAt);
       if (dueAt <= now || (pass.ignoreBackoff && !pass.retries.retrying(head))) ready.push(head);
@@ -278,10 +294,15 @@ export class OutboxPusher {
     return { ready, wakeAt };
   }
 
+  /** The first unfinished item of each project this pusher sends for. */
+  private heads(): OutboxItem[] {
+    return this.outbox.heads().filter((head) => this.claims.mine(head.projectId));
+  }
+
   private idleDelayMs(): number {
     const now = this.clock.now();
     let delay = this.idleIntervalMs;
-    for (const head of this.outbox.heads()) {
+    for (const head of this.heads()) {
       if (head.state !== 'pending' || head.nextAttemptAt === null) continue;
       delay = Math.min(delay, Math.max(0, Date.parse(head.nextAttemptAt) - now));
     }

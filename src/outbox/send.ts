@@ -10,6 +10,7 @@ import {
   RateLimitedError,
   RemoteStatusError,
   type Clock,
+  type ProjectClaims,
   type RemoteApi,
   type WriteRequest,
 } from '../domain/index.js';
@@ -40,13 +41,15 @@ export interface SendContext {
   logger: Logger;
   applyResult: ApplyResult;
   isReadOnly: (projectId: string) => string | null;
+  /** The projects this pusher sends for (their leases, on a shared mirror). */
+  claims: ProjectClaims;
   retries: RunRetries;
   signal: AbortSignal | undefined;
 }
 
 /** Tries `head` once; never throws for anything the service or the network does. */
 export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outcome> {
-  const claim = claimItem(ctx.outbox, head.id, ctx.clock.now(), ctx.isReadOnly);
+  const claim = claimItem(ctx.outbox, head.id, ctx.clock.now(), ctx.isReadOnly, ctx.claims);
   if (claim.kind === 'gone') return { kind: 'gone', sent: false };
   const { item } = claim;
   const log = ctx.logger.child({ item: item.id, op: item.op, projectId: item.projectId });

@@ -2,7 +2,14 @@
  * The state changes of one item during a push, each one transaction: claim (pending → sending,
  * body fixed), done (with the mirror write), and failed. Back to pending is `OutboxRepository.requeue`.
  */
-import { errorLine, type WriteRequest, type WriteResponse } from '../domain/index.js';
+import {
+  errorLine,
+  NotHeldError,
+  SOLE_OWNER,
+  type ProjectClaims,
+  type WriteRequest,
+  type WriteResponse,
+} from '../domain/index.js';
 import { isoTime } from '../store/database.js';
 import type { OutboxRepository } from '../store/outbox.js';
 import type { ApplyResult } from './apply.js';
@@ -29,10 +36,14 @@ export function claimItem(
   id: number,
   now: number,
   readOnlyReason: (projectId: string) => string | null,
+  claims: ProjectClaims = SOLE_OWNER,
 ): Claim {
   return outbox.transaction((): Claim => {
-    const item = outbox.get(id);
+    const item = outbox.lockForClaim(id);
     if (item === undefined || item.state !== 'pending') return { kind: 'gone' };
+    // On a shared mirror only the project's lease holder sends, and its lease holds until the
+    // claim commits; the item's key then settles a second send by a daemon taking over.
+    if (!holds(claims, item.projectId)) return { kind: 'gone' };
     const reason = readOnlyReason(item.projectId);
     if (reason !== null) {
       const error = errorText(
@@ -60,6 +71,17 @@ export function claimItem(
       request,
     };
   });
+}
+
+/** True when this process still holds `projectId` (its lease locked for the transaction). */
+function holds(claims: ProjectClaims, projectId: string): boolean {
+  try {
+    claims.fence(projectId);
+    return true;
+  } catch (error) {
+    if (error instanceof NotHeldError) return false;
+    throw error;
+  }
 }
 
 /** Marks an item failed for good, with `error` as its `last_error`. */

@@ -40,8 +40,8 @@ export interface ReportOptions extends ViewFilter {
 /** The columns of a project's row kept out of each of its nested overdue tasks in JSON. */
 const PROJECT_COLUMNS = ['project_id', 'project_name'];
 
-const PROGRESS_ORDER = 'project_name COLLATE NOCASE, project_id';
-const OVERDUE_ORDER = 'project_name COLLATE NOCASE, project_id, end_date, task_name, task_id';
+const PROGRESS_ORDER = 'lower(project_name), project_id';
+const OVERDUE_ORDER = 'lower(project_name), project_id, end_date, task_name, task_id';
 
 const PROGRESS_TABLE: TableColumn[] = [
   { key: 'project_id', label: 'PROJECT' },

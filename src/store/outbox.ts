@@ -1,5 +1,6 @@
 /** The `outbox` table: local edits waiting to be pushed. Every statement on it lives here. */
 import { isoTime, type Db } from './database.js';
+import { dialectOf } from './db.js';
 
 /** The life of an item: pending → sending → done | failed (or back to pending on a retry). */
 export const OUTBOX_STATES = ['pending', 'sending', 'done', 'failed'] as const;
@@ -106,6 +107,7 @@ export class OutboxRepository {
   readonly db: Db;
   private readonly insertStmt;
   private readonly getStmt;
+  private readonly lockStmt;
   private readonly unfinishedStmt;
   private readonly headsStmt;
   private readonly countUnfinishedStmt;
@@ -120,8 +122,13 @@ export class OutboxRepository {
   private readonly deleteStmt;
   private readonly tokenStmt;
 
-  constructor(db: Db) {
+  /**
+   * `claimant`: on a PostgreSQL mirror shared by daemons, the daemon sending, recorded in
+   * `claimed_by`; rows are then locked for a claim with SKIP LOCKED.
+   */
+  constructor(db: Db, claimant?: string) {
     this.db = db;
+    const shared = dialectOf(db) === 'postgres';
     this.insertStmt = db.prepare<
       [string, string, string | null, string, string | null, string, string],
       { id: number; idempotency_key: string }
@@ -153,7 +160,12 @@ export class OutboxRepository {
     this.oldestStmt.pluck();
     this.sendingStmt = db.prepare(
       `UPDATE outbox SET state = 'sending', attempts = attempts + 1, request_body = ?,
-         next_attempt_at = NULL, updated_at = ? WHERE id = ?`,
+         next_attempt_at = NULL, updated_at = ?${shared ? `, claimed_by = ${quoteText(claimant)}` : ''}
+       WHERE id = ?`,
+    );
+    // Another daemon's claim in progress is skipped, not waited for.
+    this.lockStmt = db.prepare<[number], ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM outbox WHERE id = ?${shared ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     this.failedStmt = db.prepare(
       `UPDATE outbox SET state = 'failed', last_error = ?, next_attempt_at = NULL, updated_at = ?
@@ -207,6 +219,15 @@ export class OutboxRepository {
   /** The item with this id, or undefined. */
   get(id: number): OutboxItem | undefined {
     const row = this.getStmt.get(id);
+    return row === undefined ? undefined : rowToItem(row);
+  }
+
+  /**
+   * Inside the claim's transaction: the item, locked until the transaction ends; undefined when
+   * it is gone or another daemon is claiming it right now.
+   */
+  lockForClaim(id: number): OutboxItem | undefined {
+    const row = this.lockStmt.get(id);
     return row === undefined ? undefined : rowToItem(row);
   }
 
@@ -293,4 +314,9 @@ export class OutboxRepository {
   remove(id: number): void {
     this.deleteStmt.run(id);
   }
+}
+
+/** A text as an SQL literal (NULL for none). */
+function quoteText(text: string | undefined): string {
+  return text === undefined ? 'NULL' : `'${text.replaceAll("'", "''")}'`;
 }

@@ -61,7 +61,7 @@ export class SyncStateRepository {
        ON CONFLICT (project_id) DO UPDATE SET backfill = 'in_progress'`,
     );
     this.progressStmt = db.prepare(
-      'UPDATE sync_state SET pages_read = ?, total_count = coalesce(?, total_count) WHERE project_id = ?',
+      'UPDATE sync_state SET pages_read = ?, total_count = coalesce(?, sync_state.total_count) WHERE project_id = ?',
     );
     this.completedStmt = db.prepare(
       `INSERT INTO sync_state (project_id, backfill, pages_read, total_count, last_pass_at,
@@ -69,8 +69,8 @@ export class SyncStateRepository {
        VALUES (@projectId, 'done', @pagesRead, @totalCount, @at, @changeAt, @projectEtag)
        ON CONFLICT (project_id) DO UPDATE SET backfill = 'done', pages_read = @pagesRead,
          total_count = @totalCount, last_pass_at = @at,
-         last_change_at = coalesce(@changeAt, last_change_at),
-         project_etag = coalesce(@projectEtag, project_etag), last_error = NULL,
+         last_change_at = coalesce(@changeAt, sync_state.last_change_at),
+         project_etag = coalesce(@projectEtag, sync_state.project_etag), last_error = NULL,
          last_error_at = NULL`,
     );
     this.failedStmt = db.prepare(

@@ -71,6 +71,7 @@ describe('the common options', () => {
       db: join(dir, 'm.sqlite'),
       // Read only for a postgres:// --db: accepted and ignored by a SQLite mirror.
       'db-password-file': join(dir, 'db-password'),
+      'lease-ms': '30000',
       'log-level': 'info',
       timezone: 'Europe/Berlin',
       'base-url': sim.baseUrl,

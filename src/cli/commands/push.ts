@@ -1,4 +1,5 @@
 /** `projmirror push`: send every pending outbox item, retrying transient failures, then one summary line. */
+import { OutboxRepository } from '../../store/outbox.js';
 import { runningDaemonPid } from '../../daemon/daemon.js';
 import { UsageError } from '../../domain/index.js';
 import type { PushReport } from '../../outbox/index.js';
@@ -58,6 +59,11 @@ export const pushCommand: CliCommand = {
         `projmirror run (pid ${daemonPid}) pushes this mirror's outbox; stop it before running push`,
       );
     }
+    // On a shared PostgreSQL mirror, push sends the items of the projects whose leases it can
+    // take: those no running daemon holds.
+    engine.leases?.claim([
+      ...new Set(new OutboxRepository(engine.db).heads().map((item) => item.projectId)),
+    ]);
     const pusher = engine.pusher({
       maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
       itemRetryWindowMs,

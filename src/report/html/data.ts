@@ -44,7 +44,7 @@ export function gatherHtmlReport(
     // Each of these views is computed whole: read once, then split by project.
     const daily = byProject(readView(db, 'v_task_status_daily', options).rows);
     const weekly = byProject(readView(db, 'v_member_week_load', options).rows);
-    const projects = readView(db, 'v_project_progress', options, 'project_name COLLATE NOCASE')
+    const projects = readView(db, 'v_project_progress', options, 'lower(project_name)')
       .rows.slice(0, options.limit)
       .map((progress) => {
         const id = String(progress['project_id']);

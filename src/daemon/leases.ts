@@ -1,0 +1,156 @@
+/**
+ * The projects this process holds when daemons share a PostgreSQL mirror: it registers, renews
+ * its heartbeat and its leases every third of the lease time, takes the free leases of projects
+ * its tokens list (its fair share of those others can see too, all of those only it can see),
+ * and takes over the projects of a daemon whose leases expired. Leases are judged on the
+ * database's clock and renewed on real time, whatever clock the rest of the daemon runs on.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { errorLine, NotHeldError, type ProjectClaims } from '../domain/index.js';
+import type { Db } from '../store/db.js';
+import { Coordination, type DaemonIdentity } from '../store/postgres/coordination.js';
+
+/** How long a lease lasts unless renewed, in ms: a dead daemon's projects move after this. */
+export const DEFAULT_LEASE_MS = 30_000;
+/** A daemon silent for this many lease times is forgotten (its row deleted). */
+const STALE_LEASES = 3;
+
+/** What the keeper needs. */
+export interface LeaseKeeperOptions {
+  db: Db;
+  /** The labels of this process's tokens, shown by `status`. */
+  tokens: readonly string[];
+  /** This installation's version, shown by `status`. */
+  version: string;
+  logger: Logger;
+  leaseMs?: number;
+}
+
+/** This process's identity: host, pid and a random suffix (two runs never share one). */
+export function daemonIdentity(tokens: readonly string[], version: string): DaemonIdentity {
+  const host = hostname();
+  const suffix = randomBytes(3).toString('hex');
+  return { id: `${host}:${process.pid}:${suffix}`, host, pid: process.pid, tokens, version };
+}
+
+/** Holds, renews and takes over leases; see the module comment. */
+export class LeaseKeeper implements ProjectClaims {
+  readonly identity: DaemonIdentity;
+  private readonly coordination: Coordination;
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
+  private held = new Set<string>();
+  /** When the leases in `held` were last renewed (Date.now()): past the lease time, none is. */
+  private renewedAt = 0;
+  private visible: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
+
+  constructor(options: LeaseKeeperOptions) {
+    this.coordination = new Coordination(options.db);
+    this.logger = options.logger;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.identity = daemonIdentity(options.tokens, options.version);
+    this.coordination.register(this.identity);
+    this.renewedAt = Date.now();
+    this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  /** Calls `listener` with the projects taken over by a heartbeat (to pass them and push). */
+  onAcquired(listener: (projectIds: string[]) => void): void {
+    this.acquiredListeners.add(listener);
+  }
+
+  get holder(): string {
+    return this.identity.id;
+  }
+
+  mine(projectId: string): boolean {
+    return Date.now() - this.renewedAt < this.leaseMs && this.held.has(projectId);
+  }
+
+  fence(projectId: string): void {
+    if (this.coordination.holds(this.identity.id, projectId)) return;
+    this.held.delete(projectId);
+    throw new NotHeldError(projectId);
+  }
+
+  listed(projectIds: readonly string[]): string[] {
+    this.visible = [...projectIds];
+    this.coordination.publishVisible(this.identity.id, this.visible);
+    this.take(this.visible);
+    return this.visible.filter((projectId) => this.mine(projectId));
+  }
+
+  removable(projectIds: readonly string[]): string[] {
+    return this.coordination.unseenByOthers(this.identity.id, projectIds, this.staleMs);
+  }
+
+  /** Takes the free leases of `projectIds` (a `push` of their items); returns those held. */
+  claim(projectIds: readonly string[]): string[] {
+    this.take(projectIds, Number.POSITIVE_INFINITY);
+    return projectIds.filter((projectId) => this.mine(projectId));
+  }
+
+  /** The projects held now. */
+  heldProjects(): string[] {
+    return [...this.held].filter((projectId) => this.mine(projectId)).sort();
+  }
+
+  /** Stops renewing and gives every lease back, so that others take over at once. */
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    try {
+      this.coordination.release(this.identity.id);
+    } catch (error) {
+      this.logger.warn({ err: errorLine(error) }, 'could not give the leases back');
+    }
+    this.held.clear();
+  }
+
+  private get staleMs(): number {
+    return this.leaseMs * STALE_LEASES;
+  }
+
+  /** One heartbeat: renew, then take what is free among the projects the tokens list. */
+  private tick(): void {
+    try {
+      const renewed = this.coordination.heartbeat(this.identity.id, this.leaseMs, this.staleMs);
+      const lost = [...this.held].filter((projectId) => !renewed.includes(projectId));
+      if (lost.length > 0) this.logger.warn({ projects: lost }, 'leases lost to another daemon');
+      this.held = new Set(renewed);
+      this.renewedAt = Date.now();
+      const acquired = this.take(this.visible);
+      if (acquired.length > 0) this.acquiredListeners.forEach((listener) => listener(acquired));
+    } catch (error) {
+      this.logger.warn({ err: errorLine(error) }, 'lease heartbeat failed');
+    }
+  }
+
+  /**
+   * Takes free leases among `candidates`: every one no other live daemon lists, and of the
+   * rest up to a fair share (their count over the live daemons). Returns the projects taken.
+   */
+  private take(candidates: readonly string[], limit?: number): string[] {
+    if (candidates.length === 0) return [];
+    const onlyMine = new Set(
+      this.coordination.unseenByOthers(this.identity.id, candidates, this.staleMs),
+    );
+    const shared = candidates.filter((projectId) => !onlyMine.has(projectId));
+    const live = Math.max(1, this.coordination.liveDaemons(this.staleMs));
+    const share = limit ?? onlyMine.size + Math.ceil(shared.length / live);
+    const ordered = [...onlyMine, ...shared];
+    const result = this.coordination.acquire(this.identity.id, ordered, this.leaseMs, share);
+    this.held = new Set(result.held);
+    this.renewedAt = Date.now();
+    if (result.acquired.length > 0) {
+      this.logger.info({ projects: result.acquired }, 'leases taken');
+    }
+    return result.acquired;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * How several daemons share one PostgreSQL mirror: each registers in `daemons` and renews its
+ * heartbeat; each project is mirrored by the one daemon holding its row in `project_leases`,
+ * taken and renewed in transactions and judged on the database's clock, so that a daemon that
+ * dies loses its projects when their leases expire and a daemon that can see them takes over.
+ * Every statement on those tables lives here.
+ */
+import type { Db } from '../db.js';
+
+/** Who a daemon is, as `status` shows it. */
+export interface DaemonIdentity {
+  id: string;
+  host: string;
+  pid: number;
+  /** The labels of its tokens. */
+  tokens: readonly string[];
+  version: string;
+}
+
+/** A daemon as `status` shows it, with the projects it holds. */
+export interface DaemonRow {
+  id: string;
+  host: string;
+  pid: number;
+  tokens: string[];
+  version: string;
+  startedAt: string;
+  heartbeatAt: string;
+  /** True while its heartbeat is within the lease time. */
+  alive: boolean;
+  /** The projects it holds a live lease on. */
+  projects: string[];
+}
+
+/** What one round of taking leases did. */
+export interface Acquired {
+  /** Projects whose lease this daemon did not hold before this round. */
+  acquired: string[];
+  /** Every project it holds now. */
+  held: string[];
+}
+
+/** The database's own clock, plus `ms`. */
+const LATER = `now() + make_interval(secs => ?::float8 / 1000)`;
+
+/** The `daemons`, `project_leases` and outbox-claim statements. */
+export class Coordination {
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  /** Adds (or renews) this daemon's row; its heartbeat is now. */
+  register(identity: DaemonIdentity): void {
+    this.db
+      .prepare(
+        `INSERT INTO daemons (id, host, pid, tokens, version, started_at, heartbeat_at, projects)
+         VALUES (?, ?, ?, ?, ?, now(), now(), '{}')
+         ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+      )
+      .run(identity.id, identity.host, identity.pid, identity.tokens.join(','), identity.version);
+  }
+
+  /**
+   * The heartbeat: renews the daemon's row and every lease it still holds for `ttlMs` more, and
+   * forgets daemons silent for `staleMs` (their leases expired long before). Returns the
+   * projects it holds. A lease that expired is not renewed: another daemon may have it now.
+   */
+  heartbeat(daemonId: string, ttlMs: number, staleMs: number): string[] {
+    return this.db
+      .transaction(() => {
+        this.db.prepare('UPDATE daemons SET heartbeat_at = now() WHERE id = ?').run(daemonId);
+        this.db
+          .prepare(
+            `DELETE FROM daemons WHERE heartbeat_at < now() - make_interval(secs => ?::float8 / 1000)`,
+          )
+          .run(staleMs);
+        return this.db
+          .prepare(
+            `UPDATE project_leases SET expires_at = ${LATER}
+             WHERE daemon_id = ? AND expires_at > now() RETURNING project_id`,
+          )
+          .pluck()
+          .all(ttlMs, daemonId) as string[];
+      })
+      .immediate();
+  }
+
+  /** Records the projects the daemon's tokens list: the ones it may take over. */
+  publishVisible(daemonId: string, projectIds: readonly string[]): void {
+    this.db.prepare('UPDATE daemons SET projects = ? WHERE id = ?').run([...projectIds], daemonId);
+  }
+
+  /**
+   * Takes the leases of `candidates` that are free (no lease, or an expired one) for `ttlMs`,
+   * up to `limit` leases held in all. A project taken from another daemon has its items left
+   * `sending` by that daemon put back to `pending`, in the same transaction: the new holder
+   * sends them again with the same idempotency key, so each takes effect once.
+   */
+  acquire(daemonId: string, candidates: readonly string[], ttlMs: number, limit: number): Acquired {
+    return this.db
+      .transaction((): Acquired => {
+        const held = new Set(this.heldBy(daemonId));
+        const acquired: string[] = [];
+        const take = this.db.prepare(
+          `INSERT INTO project_leases AS l (project_id, daemon_id, acquired_at, expires_at)
+           VALUES (?, ?, now(), ${LATER})
+           ON CONFLICT (project_id) DO UPDATE
+             SET daemon_id = excluded.daemon_id, acquired_at = now(), expires_at = excluded.expires_at
+             WHERE l.expires_at <= now()
+           RETURNING project_id`,
+        );
+        const recover = this.db.prepare(
+          `UPDATE outbox SET state = 'pending', claimed_by = NULL, next_attempt_at = NULL,
+             updated_at = now()
+           WHERE project_id = ? AND state = 'sending'`,
+        );
+        for (const projectId of candidates) {
+          if (held.has(projectId)) continue;
+          if (held.size >= limit) break;
+          if (take.pluck().get(projectId, daemonId, ttlMs) === undefined) continue;
+          recover.run(projectId);
+          held.add(projectId);
+          acquired.push(projectId);
+        }
+        return { acquired, held: [...held] };
+      })
+      .immediate();
+  }
+
+  /** The projects `daemonId` holds a live lease on. */
+  heldBy(daemonId: string): string[] {
+    return this.db
+      .prepare(
+        'SELECT project_id FROM project_leases WHERE daemon_id = ? AND expires_at > now() ORDER BY 1',
+      )
+      .pluck()
+      .all(daemonId) as string[];
+  }
+
+  /**
+   * Inside a write transaction: true when `daemonId` still holds `projectId`'s lease, which then
+   * cannot change hands until the transaction ends (the row is locked FOR SHARE).
+   */
+  holds(daemonId: string, projectId: string): boolean {
+    const row = this.db
+      .prepare(
+        `SELECT 1 FROM project_leases
+         WHERE project_id = ? AND daemon_id = ? AND expires_at > now() FOR SHARE`,
+      )
+      .get(projectId, daemonId);
+    return row !== undefined;
+  }
+
+  /** Of `projectIds`, those no other live daemon lists: a project gone for every token. */
+  unseenByOthers(daemonId: string, projectIds: readonly string[], staleMs: number): string[] {
+    const seen = this.db.prepare(
+      `SELECT 1 FROM daemons
+       WHERE id <> ? AND ? = ANY (projects)
+         AND heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
+    );
+    return projectIds.filter((projectId) => seen.get(daemonId, projectId, staleMs) === undefined);
+  }
+
+  /** How many live daemons share the database (this one included). */
+  liveDaemons(staleMs: number): number {
+    return this.db
+      .prepare(
+        `SELECT count(*) FROM daemons WHERE heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
+      )
+      .pluck()
+      .get(staleMs) as number;
+  }
+
+  /** Gives up the daemon's leases and its row (a clean stop): others take over at once. */
+  release(daemonId: string): void {
+    this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM project_leases WHERE daemon_id = ?').run(daemonId);
+        this.db.prepare('DELETE FROM daemons WHERE id = ?').run(daemonId);
+      })
+      .immediate();
+  }
+
+  /** Every registered daemon with the projects it holds, for `status`. */
+  daemons(staleMs: number): DaemonRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT d.id, d.host, d.pid, d.tokens, d.version, d.started_at AS startedAt,
+           d.heartbeat_at AS heartbeatAt,
+           d.heartbeat_at > now() - make_interval(secs => ?::float8 / 1000) AS alive,
+           coalesce((SELECT string_agg(l.project_id, ',' ORDER BY l.project_id)
+                     FROM project_leases l WHERE l.daemon_id = d.id AND l.expires_at > now()), '')
+             AS projects
+         FROM daemons d ORDER BY d.host, d.pid, d.id`,
+      )
+      .all(staleMs) as Array<
+      Omit<DaemonRow, 'tokens' | 'projects' | 'alive'> & {
+        tokens: string;
+        projects: string;
+        alive: number;
+      }
+    >;
+    return rows.map((row) => ({
+      ...row,
+      alive: row.alive === 1,
+      tokens: row.tokens === '' ? [] : row.tokens.split(','),
+      projects: row.projects === '' ? [] : row.projects.split(','),
+    }));
+  }
+}
