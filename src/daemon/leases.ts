@@ -14,7 +14,7 @@ import { Coordination, type DaemonIdentity } from '../store/postgres/coordinatio
 
 /** How long a lease lasts unless renewed, in ms: a dead daemon's projects move after this. */
 export const DEFAULT_LEASE_MS = 30_000;
-/** A daemon silent for this many lease times is forgotten (its row deleted). */
+/** A daemon silent for this many lease times is forgotten (its row deleted from `daemons`). */
 const STALE_LEASES = 3;
 
 /** What the keeper needs. */
@@ -86,7 +86,7 @@ export class LeaseKeeper implements ProjectClaims {
   }
 
   removable(projectIds: readonly string[]): string[] {
-    return this.coordination.unseenByOthers(this.identity.id, projectIds, this.staleMs);
+    return this.coordination.unseenByOthers(this.identity.id, projectIds, this.leaseMs);
   }
 
   /** Takes the free leases of `projectIds` (a `push` of their items); returns those held. */
@@ -133,20 +133,37 @@ export class LeaseKeeper implements ProjectClaims {
   }
 
   /**
+   * Gives back leases beyond `share` among `shared` projects (others list them too), so that
+   * daemons started later get their part: the next heartbeat of another daemon takes them.
+   */
+  private giveBack(shared: readonly string[], share: number): void {
+    const excess = [...this.held].filter((projectId) => shared.includes(projectId));
+    const count = this.held.size - share;
+    if (count <= 0) return;
+    const released = excess.slice(-count);
+    this.coordination.releaseProjects(this.identity.id, released);
+    for (const projectId of released) this.held.delete(projectId);
+    this.logger.info({ projects: released }, 'leases given back to share the projects');
+  }
+
+  /**
    * Takes free leases among `candidates`: every one no other live daemon lists, and of the
    * rest up to a fair share (their count over the live daemons). Returns the projects taken.
    */
   private take(candidates: readonly string[], limit?: number): string[] {
     if (candidates.length === 0) return [];
+    // A daemon is alive while its heartbeat is within one lease time: one silent longer has
+    // lost its leases, and its projects are shared among the rest.
     const onlyMine = new Set(
-      this.coordination.unseenByOthers(this.identity.id, candidates, this.staleMs),
+      this.coordination.unseenByOthers(this.identity.id, candidates, this.leaseMs),
     );
     const shared = candidates.filter((projectId) => !onlyMine.has(projectId));
-    const live = Math.max(1, this.coordination.liveDaemons(this.staleMs));
+    const live = Math.max(1, this.coordination.liveDaemons(this.leaseMs));
     const share = limit ?? onlyMine.size + Math.ceil(shared.length / live);
     const ordered = [...onlyMine, ...shared];
     const result = this.coordination.acquire(this.identity.id, ordered, this.leaseMs, share);
     this.held = new Set(result.held);
+    if (limit === undefined) this.giveBack(shared, share);
     this.renewedAt = Date.now();
     if (result.acquired.length > 0) {
       this.logger.info({ projects: result.acquired }, 'leases taken');

@@ -153,24 +153,34 @@ export class Coordination {
     return row !== undefined;
   }
 
-  /** Of `projectIds`, those no other live daemon lists: a project gone for every token. */
-  unseenByOthers(daemonId: string, projectIds: readonly string[], staleMs: number): string[] {
+  /** Of `projectIds`, those no other daemon alive within `aliveMs` lists. */
+  unseenByOthers(daemonId: string, projectIds: readonly string[], aliveMs: number): string[] {
     const seen = this.db.prepare(
       `SELECT 1 FROM daemons
        WHERE id <> ? AND ? = ANY (projects)
          AND heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
     );
-    return projectIds.filter((projectId) => seen.get(daemonId, projectId, staleMs) === undefined);
+    return projectIds.filter((projectId) => seen.get(daemonId, projectId, aliveMs) === undefined);
   }
 
-  /** How many live daemons share the database (this one included). */
-  liveDaemons(staleMs: number): number {
+  /** How many daemons alive within `aliveMs` share the database (this one included). */
+  liveDaemons(aliveMs: number): number {
     return this.db
       .prepare(
         `SELECT count(*) FROM daemons WHERE heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
       )
       .pluck()
-      .get(staleMs) as number;
+      .get(aliveMs) as number;
+  }
+
+  /** Gives up the daemon's leases of `projectIds` (to balance the projects among daemons). */
+  releaseProjects(daemonId: string, projectIds: readonly string[]): void {
+    const release = this.db.prepare(
+      'DELETE FROM project_leases WHERE daemon_id = ? AND project_id = ?',
+    );
+    this.db
+      .transaction(() => projectIds.forEach((projectId) => release.run(daemonId, projectId)))
+      .immediate();
   }
 
   /** Gives up the daemon's leases and its row (a clean stop): others take over at once. */
