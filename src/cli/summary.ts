@@ -15,6 +15,8 @@ export interface SyncSummary {
   pagesNotModified: number;
   rowsWritten: number;
   removedProjects: string[];
+  /** Listed projects another daemon sharing a PostgreSQL mirror holds (it mirrors them). */
+  heldElsewhere: string[];
   durationMs: number;
   projects: SyncReport['projects'];
 }
@@ -34,6 +36,7 @@ export function syncSummary(report: SyncReport, durationMs: number): SyncSummary
     pagesNotModified: sum('pagesNotModified'),
     rowsWritten: sum('rowsWritten'),
     removedProjects: report.removedProjects,
+    heldElsewhere: report.heldElsewhere ?? [],
     durationMs,
     projects: report.projects,
   };
@@ -49,6 +52,9 @@ export function syncSummaryLine(summary: SyncSummary): string {
   ];
   if (summary.removedProjects.length > 0) {
     parts.push(`${summary.removedProjects.length} project(s) no longer listed, removed`);
+  }
+  if (summary.heldElsewhere.length > 0) {
+    parts.push(`${summary.heldElsewhere.length} project(s) held by other daemons, left to them`);
   }
   parts.push(seconds(summary.durationMs));
   return `sync: ${parts.join('; ')}`;

@@ -1,8 +1,9 @@
 /**
  * The projects this process holds when daemons share a PostgreSQL mirror: it registers, renews
- * its heartbeat and its leases every third of the lease time, takes the free leases of projects
- * its tokens list (its fair share of those others can see too, all of those only it can see),
- * and takes over the projects of a daemon whose leases expired. Leases are judged on the
+ * its heartbeat and its leases every third of the lease time, takes every free lease of the
+ * projects its tokens list (so a daemon that dies has its projects taken over once their leases
+ * expire), and gives projects back to a daemon holding fewer that lists them too, so that the
+ * daemons share them out. Leases are judged on the
  * database's clock and renewed on real time, whatever clock the rest of the daemon runs on.
  */
 import { randomBytes } from 'node:crypto';
@@ -46,6 +47,8 @@ export class LeaseKeeper implements ProjectClaims {
   private renewedAt = 0;
   private visible: string[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Projects given back to share them out, and until when (Date.now()) not to take them again. */
+  private readonly givenBack = new Map<string, number>();
   private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
 
   constructor(options: LeaseKeeperOptions) {
@@ -91,7 +94,7 @@ export class LeaseKeeper implements ProjectClaims {
 
   /** Takes the free leases of `projectIds` (a `push` of their items); returns those held. */
   claim(projectIds: readonly string[]): string[] {
-    this.take(projectIds, Number.POSITIVE_INFINITY);
+    this.take(projectIds);
     return projectIds.filter((projectId) => this.mine(projectId));
   }
 
@@ -127,47 +130,60 @@ export class LeaseKeeper implements ProjectClaims {
       this.renewedAt = Date.now();
       const acquired = this.take(this.visible);
       if (acquired.length > 0) this.acquiredListeners.forEach((listener) => listener(acquired));
+      this.rebalance();
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'lease heartbeat failed');
     }
   }
 
   /**
-   * Gives back leases beyond `share` among `shared` projects (others list them too), so that
-   * daemons started later get their part: the next heartbeat of another daemon takes them.
+   * Takes every free lease among `candidates` but those it gave back lately: a project one of
+   * the daemons can see is never left without one. Returns the projects taken.
    */
-  private giveBack(shared: readonly string[], share: number): void {
-    const excess = [...this.held].filter((projectId) => shared.includes(projectId));
-    const count = this.held.size - share;
-    if (count <= 0) return;
-    const released = excess.slice(-count);
-    this.coordination.releaseProjects(this.identity.id, released);
-    for (const projectId of released) this.held.delete(projectId);
-    this.logger.info({ projects: released }, 'leases given back to share the projects');
-  }
-
-  /**
-   * Takes free leases among `candidates`: every one no other live daemon lists, and of the
-   * rest up to a fair share (their count over the live daemons). Returns the projects taken.
-   */
-  private take(candidates: readonly string[], limit?: number): string[] {
-    if (candidates.length === 0) return [];
-    // A daemon is alive while its heartbeat is within one lease time: one silent longer has
-    // lost its leases, and its projects are shared among the rest.
-    const onlyMine = new Set(
-      this.coordination.unseenByOthers(this.identity.id, candidates, this.leaseMs),
+  private take(candidates: readonly string[]): string[] {
+    const now = Date.now();
+    const wanted = candidates.filter((projectId) => (this.givenBack.get(projectId) ?? 0) <= now);
+    if (wanted.length === 0) return [];
+    const result = this.coordination.acquire(
+      this.identity.id,
+      wanted,
+      this.leaseMs,
+      Number.POSITIVE_INFINITY,
     );
-    const shared = candidates.filter((projectId) => !onlyMine.has(projectId));
-    const live = Math.max(1, this.coordination.liveDaemons(this.leaseMs));
-    const share = limit ?? onlyMine.size + Math.ceil(shared.length / live);
-    const ordered = [...onlyMine, ...shared];
-    const result = this.coordination.acquire(this.identity.id, ordered, this.leaseMs, share);
     this.held = new Set(result.held);
-    if (limit === undefined) this.giveBack(shared, share);
     this.renewedAt = Date.now();
     if (result.acquired.length > 0) {
       this.logger.info({ projects: result.acquired }, 'leases taken');
     }
     return result.acquired;
+  }
+
+  /**
+   * Shares the projects out: gives back a project to a live daemon that lists it and holds at
+   * least two fewer (it takes it at its next heartbeat), and does not take it again for two
+   * heartbeats. Each give-back narrows the gap, so the daemons settle.
+   */
+  private rebalance(): void {
+    const loads = this.coordination.liveDaemons(this.leaseMs);
+    let mine = this.held.size;
+    const released: string[] = [];
+    for (const projectId of [...this.held].sort().reverse()) {
+      const taker = loads.find(
+        (load) =>
+          load.id !== this.identity.id && load.listed.includes(projectId) && load.held < mine - 1,
+      );
+      if (taker === undefined) continue;
+      taker.held += 1;
+      mine -= 1;
+      released.push(projectId);
+    }
+    if (released.length === 0) return;
+    this.coordination.releaseProjects(this.identity.id, released);
+    const until = Date.now() + (2 * this.leaseMs) / 3;
+    for (const projectId of released) {
+      this.held.delete(projectId);
+      this.givenBack.set(projectId, until);
+    }
+    this.logger.info({ projects: released }, 'leases given back to share the projects');
   }
 }

@@ -2,7 +2,14 @@
 import type { JsonObject, Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { TaskHistoryRepository, trackedChanges } from './task-history.js';
-import { assigneesOf, numberColumn, sameJson, textColumn, timestampColumn } from './values.js';
+import {
+  assigneesOf,
+  dateColumn,
+  numberColumn,
+  sameJson,
+  textColumn,
+  timestampColumn,
+} from './values.js';
 import type { WriteContext } from './write-context.js';
 
 /** What the mirror holds of one task. */
@@ -119,8 +126,8 @@ function columns(
 ): [string | null, string | null, string | null, string | null, number | null, string | null] {
   return [
     textColumn(task.name),
-    textColumn(task.startDate),
-    textColumn(task.endDate),
+    dateColumn(task.startDate),
+    dateColumn(task.endDate),
     textColumn(task.status),
     numberColumn(task.progress),
     timestampColumn(task.updatedAt),

@@ -24,6 +24,16 @@ export function timestampColumn(value: unknown): string | null {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
 
+/**
+ * A date column: a calendar date the service sent as 'YYYY-MM-DD', else NULL (a DATE column of
+ * PostgreSQL holds nothing else; the whole record stays in `data`).
+ */
+export function dateColumn(value: unknown): string | null {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return Number.isFinite(ms) && new Date(ms).toISOString().startsWith(value) ? value : null;
+}
+
 /** A numeric column: the value when it is a finite number, else NULL. */
 export function numberColumn(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { tempDir } from '../fixtures/db.js';
-import { startCli, type RunningCli } from '../fixtures/cli.js';
+import { runCli, startCli, type RunningCli } from '../fixtures/cli.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
@@ -43,7 +43,15 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
       throw error;
     });
     if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const outbox = await client.query(
+        'SELECT id, project_id, state, last_error FROM projmirror.outbox',
+      );
+      const leases = await client.query('SELECT * FROM projmirror.project_leases');
+      throw new Error(
+        `timed out waiting for ${what}: ${JSON.stringify([outbox.rows, leases.rows])}`,
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -55,6 +63,20 @@ async function holders(): Promise<Map<string, number>> {
      JOIN projmirror.daemons d ON d.id = l.daemon_id WHERE l.expires_at > now()`,
   );
   return new Map(rows.map((row) => [row.project_id, row.pid]));
+}
+
+/**
+ * Waits until every project is held by exactly one of `pids`, shared out (each holds one or
+ * two of the four: the first daemon up takes all, then gives back to those holding fewer).
+ */
+async function sharedOut(pids: ReadonlySet<number>): Promise<Map<string, number>> {
+  return await until('every project leased, shared out', async () => {
+    const leases = await holders();
+    const counts = new Map<number, number>();
+    for (const pid of leases.values()) counts.set(pid, (counts.get(pid) ?? 0) + 1);
+    const shared = counts.size === pids.size && Math.max(...counts.values()) <= 2;
+    return shared && PROJECTS.every((p) => pids.has(leases.get(p) ?? -1)) ? leases : undefined;
+  });
 }
 
 /** The mirror's task names of a project, sorted. */
@@ -125,11 +147,9 @@ describe('three daemons over one PostgreSQL mirror', () => {
     const daemons = Object.entries(tokens).map(([label, token]) => startDaemon(dir, label, token));
     const pids = new Set(daemons.map((daemon) => daemon.child.pid!));
 
-    // Every project held by exactly one of the three, and the mirror equal to the service.
-    const held = await until('every project leased', async () => {
-      const leases = await holders();
-      return PROJECTS.every((p) => pids.has(leases.get(p) ?? -1)) ? leases : undefined;
-    });
+    // Every project held by exactly one of the three, shared out, and the mirror equal to the
+    // service.
+    const held = await sharedOut(pids);
     await until('the first sync', async () => ((await converged()) ? true : undefined));
     await until('all three registered', async () => {
       const { rows } = await client.query<{ pid: number }>('SELECT pid FROM projmirror.daemons');
@@ -137,11 +157,33 @@ describe('three daemons over one PostgreSQL mirror', () => {
       return JSON.stringify(registered) === JSON.stringify([...pids].sort()) ? true : undefined;
     });
 
-    // The daemon holding the most projects has edits queued, then dies mid-push.
+    // status shows every daemon with the projects it holds; a sync run meanwhile leaves them be.
+    const status = await runCli(['status', '--db', url, '--json']);
+    const shown = JSON.parse(status.stdout) as {
+      daemons: Array<{ pid: number; tokens: string[]; projects: string[] }>;
+      projects: Array<{ id: string; heldBy: string }>;
+    };
+    expect(shown.daemons.map((d) => d.pid).sort()).toEqual([...pids].sort());
+    expect(shown.daemons.flatMap((d) => d.projects).sort()).toEqual(PROJECTS);
+    for (const project of shown.projects) {
+      expect(project.heldBy).toMatch(new RegExp(`:${held.get(project.id)}$`));
+    }
+    expect((await runCli(['status', '--db', url])).stdout).toMatch(/^daemons \(3\):$/m);
+    const sync = await runCli(
+      ['sync', '--db', url, '--base-url', sim.baseUrl, '--token-file', join(dir, 'c')],
+      { cwd: dir },
+    );
+    expect(sync.code).toBe(0);
+    expect(sync.stdout).toContain('4 project(s) held by other daemons, left to them');
+
+    // The daemon holding the most projects has edits queued, then dies mid-push. (The sync
+    // registered too, and may have been handed a project to share them out: wait until they
+    // are shared among the three again.)
+    const settled = await sharedOut(pids);
     const counts = new Map<number, number>();
-    for (const pid of held.values()) counts.set(pid, (counts.get(pid) ?? 0) + 1);
+    for (const pid of settled.values()) counts.set(pid, (counts.get(pid) ?? 0) + 1);
     const victimPid = [...counts.entries()].sort((x, y) => y[1] - x[1])[0]![0];
-    const victimProjects = PROJECTS.filter((p) => held.get(p) === victimPid);
+    const victimProjects = PROJECTS.filter((p) => settled.get(p) === victimPid);
     // Its first creates reach the service and commit only after it is dead: the survivor that
     // takes over sends them again, with their keys.
     sim.faults.delay({ route: 'createTask', ms: 1_000, count: 2 });

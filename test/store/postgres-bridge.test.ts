@@ -102,6 +102,11 @@ describe('the PostgreSQL bridge', () => {
       'a\uFFFDb',
       '{"s": "x\uFFFDy"}',
     ]);
+    // Half a surrogate pair, which JSON.stringify escapes and jsonb refuses; a whole pair stays.
+    const text = JSON.stringify({ lone: 'a\ud800b', low: '\udc00', pair: '\u{1F600}' });
+    db.prepare('INSERT INTO v VALUES (?, ?)').run('s', text);
+    const stored = db.prepare(`SELECT data FROM v WHERE s = 's'`).pluck().get() as string;
+    expect(JSON.parse(stored)).toEqual({ lone: 'a\uFFFDb', low: '\uFFFD', pair: '\u{1F600}' });
   });
 
   it('fails a transaction whose connection was lost, then reconnects for the next statement', () => {

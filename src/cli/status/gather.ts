@@ -6,6 +6,9 @@
 import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
 import type { Db } from '../../store/database.js';
+import { dialectOf } from '../../store/db.js';
+import { Coordination } from '../../store/postgres/coordination.js';
+import { DEFAULT_LEASE_MS } from '../../daemon/leases.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { ProjectsRepository } from '../../store/projects.js';
@@ -31,6 +34,22 @@ export interface ProjectStatus {
   nextPollAt: string | null;
   /** The label of the token it is read through, as last saved. */
   token: string | null;
+  /** On a PostgreSQL mirror shared by daemons: the daemon holding its lease (`host:pid`). */
+  heldBy?: string | null;
+}
+
+/** A daemon sharing a PostgreSQL mirror, as `status` shows it. */
+export interface DaemonStatus {
+  host: string;
+  pid: number;
+  tokens: string[];
+  version: string;
+  startedAt: string;
+  heartbeatAt: string;
+  /** Seconds since its last heartbeat. */
+  heartbeatAgeSeconds: number;
+  /** The projects it holds a live lease on. */
+  projects: string[];
 }
 
 /** One token: what it reads and how its quota stands. */
@@ -82,6 +101,8 @@ export interface StatusReport {
   /** The last start of `run`: when its start-up reconcile began and finished. */
   startup: StartupState | null;
   outbox: OutboxSummary;
+  /** On a PostgreSQL mirror: every daemon registered, with what it holds. */
+  daemons?: DaemonStatus[];
 }
 
 interface SavedPlan {
@@ -106,6 +127,10 @@ export function gatherStatus(db: Db, now: number): StatusReport {
   const tokens = tokenStatuses(state, routing, plan, now);
   const sync = new Map(new SyncStateRepository(db).list().map((s) => [s.projectId, s]));
   const rows = new ProjectsRepository(db).summaries();
+  const daemons = dialectOf(db) === 'postgres' ? daemonStatuses(db, now) : undefined;
+  const holders = new Map(
+    (daemons ?? []).flatMap((d) => d.projects.map((id) => [id, `${d.host}:${d.pid}`] as const)),
+  );
   const projects = rows.map((row): ProjectStatus => {
     const s = sync.get(row.id);
     const lastPass = s?.lastPassAt ? Date.parse(s.lastPassAt) : undefined;
@@ -120,6 +145,7 @@ export function gatherStatus(db: Db, now: number): StatusReport {
       lastError: s?.lastError ?? null,
       nextPollAt: iso(plan?.next?.[row.id]),
       token: routing?.projects[row.id] ?? null,
+      ...(daemons === undefined ? {} : { heldBy: holders.get(row.id) ?? null }),
     };
   });
   return {
@@ -142,7 +168,22 @@ export function gatherStatus(db: Db, now: number): StatusReport {
       : null,
     startup: state.get<StartupState>(STATE_KEYS.startup) ?? null,
     outbox: new OutboxRepository(db).summary(now),
+    ...(daemons === undefined ? {} : { daemons }),
   };
+}
+
+/** The daemons registered in a shared PostgreSQL mirror. */
+function daemonStatuses(db: Db, now: number): DaemonStatus[] {
+  return new Coordination(db).daemons(DEFAULT_LEASE_MS).map((row) => ({
+    host: row.host,
+    pid: row.pid,
+    tokens: row.tokens,
+    version: row.version,
+    startedAt: row.startedAt,
+    heartbeatAt: row.heartbeatAt,
+    heartbeatAgeSeconds: Math.max(0, Math.round((now - Date.parse(row.heartbeatAt)) / 1000)),
+    projects: row.projects,
+  }));
 }
 
 /** Each token of the saved routing, with its quota from its own saved budget. */

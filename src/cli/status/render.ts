@@ -1,6 +1,6 @@
 /** `projmirror status` as text for people. */
 import { printable } from '../../domain/index.js';
-import type { QuotaStatus, StatusReport, TokenStatus } from './gather.js';
+import type { DaemonStatus, QuotaStatus, StatusReport, TokenStatus } from './gather.js';
 
 /** "3h 2m", "45s": a duration for people. */
 export function humanDuration(seconds: number): string {
@@ -61,6 +61,7 @@ export function renderStatus(report: StatusReport): string {
     'staleness',
     'next poll',
     'token',
+    ...(report.daemons === undefined ? [] : ['daemon']),
     'problem',
   ];
   // Ids, names, reasons and errors come from the service: escaped and cut before they are shown.
@@ -75,6 +76,7 @@ export function renderStatus(report: StatusReport): string {
     p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
     p.nextPollAt ?? '-',
     p.token ?? '-',
+    ...(report.daemons === undefined ? [] : [p.heldBy ?? '-']),
     printable(p.lastError ?? ''),
   ]);
   lines.push(report.projects.length === 0 ? 'no project mirrored yet' : table([header, ...rows]));
@@ -113,5 +115,21 @@ export function renderStatus(report: StatusReport): string {
       ? ''
       : `; oldest pending ${humanDuration(o.oldestPendingAgeMs / 1000)} old`;
   lines.push(`outbox: ${counts}${oldest}`);
+  if (report.daemons !== undefined) lines.push('', ...daemonLines(report.daemons));
   return lines.join('\n');
+}
+
+/** The daemons sharing a PostgreSQL mirror: who, with which tokens, how lately heard, holding what. */
+function daemonLines(daemons: readonly DaemonStatus[]): string[] {
+  if (daemons.length === 0) return ['daemons: none running on this PostgreSQL mirror'];
+  const header = ['daemon', 'version', 'tokens', 'started', 'heartbeat', 'projects'];
+  const rows = daemons.map((d) => [
+    printable(`${d.host}:${d.pid}`),
+    printable(d.version),
+    printable(d.tokens.join(',')),
+    d.startedAt,
+    `${humanDuration(d.heartbeatAgeSeconds)} ago`,
+    d.projects.length === 0 ? '-' : printable(d.projects.join(', ')),
+  ]);
+  return [`daemons (${daemons.length}):`, table([header, ...rows])];
 }

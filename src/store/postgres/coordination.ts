@@ -32,6 +32,13 @@ export interface DaemonRow {
   projects: string[];
 }
 
+/** A live daemon: the projects its tokens list, and how many leases it holds. */
+export interface DaemonLoad {
+  id: string;
+  listed: string[];
+  held: number;
+}
+
 /** What one round of taking leases did. */
 export interface Acquired {
   /** Projects whose lease this daemon did not hold before this round. */
@@ -163,14 +170,16 @@ export class Coordination {
     return projectIds.filter((projectId) => seen.get(daemonId, projectId, aliveMs) === undefined);
   }
 
-  /** How many daemons alive within `aliveMs` share the database (this one included). */
-  liveDaemons(aliveMs: number): number {
+  /** The daemons alive within `aliveMs` (this one included): what each lists and how many it holds. */
+  liveDaemons(aliveMs: number): DaemonLoad[] {
     return this.db
       .prepare(
-        `SELECT count(*) FROM daemons WHERE heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
+        `SELECT d.id, d.projects AS listed,
+           (SELECT count(*) FROM project_leases l
+            WHERE l.daemon_id = d.id AND l.expires_at > now()) AS held
+         FROM daemons d WHERE d.heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
       )
-      .pluck()
-      .get(aliveMs) as number;
+      .all(aliveMs) as DaemonLoad[];
   }
 
   /** Gives up the daemon's leases of `projectIds` (to balance the projects among daemons). */

@@ -100,13 +100,21 @@ export function bindValues(statement: PgStatementText, args: readonly unknown[])
   return flat.slice(0, statement.count).map(toPgValue);
 }
 
+/** A `\u` escape of half a surrogate pair without its other half, which `jsonb` refuses. */
+const LONE_SURROGATE_ESCAPE =
+  /\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/g;
+
 /**
- * A value as PostgreSQL can store it: `undefined` is NULL, and NUL characters, which PostgreSQL
- * text cannot hold, become U+FFFD (in JSON text the `\u0000` escape alike).
+ * A value as PostgreSQL can store it: `undefined` is NULL; NUL characters, which PostgreSQL
+ * text cannot hold, become U+FFFD, and so do the escapes `jsonb` refuses in JSON text (`\u0000`
+ * and half a surrogate pair), so that a record the service sent never stops a pass.
  */
 function toPgValue(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value !== 'string') return value;
-  if (!value.includes('\0') && !value.includes('\\u0000')) return value;
-  return value.replaceAll('\0', '\uFFFD').replaceAll('\\u0000', '\\ufffd');
+  if (!value.includes('\0') && !value.includes('\\u')) return value;
+  return value
+    .replaceAll('\0', '\uFFFD')
+    .replaceAll('\\u0000', '\\ufffd')
+    .replace(LONE_SURROGATE_ESCAPE, '\\ufffd');
 }
