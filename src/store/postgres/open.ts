@@ -101,7 +101,9 @@ function prepareSchema(db: PgDatabase, target: PgTarget): void {
         `${target.display} holds ${tables} tables but no projmirror mirror; refusing to change it`,
       );
     }
-    db.exec(`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`);
+    // A schema made beforehand (owned by this user) needs no CREATE right on the database.
+    const exists = db.prepare('SELECT 1 FROM pg_namespace WHERE nspname = ?').get(target.schema);
+    if (exists === undefined) db.exec(`CREATE SCHEMA "${target.schema}"`);
     db.exec(readSchema(PG_SCHEMA_FILE));
   }).immediate();
 }

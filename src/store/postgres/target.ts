@@ -78,7 +78,7 @@ export function parsePgTarget(url: string, source: PasswordSource = {}): PgTarge
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'projmirror',
-    ssl: sslOptions(params, host),
+    ssl: sslOptions(params),
   };
   const password = readPassword(source);
   if (password !== undefined) config.password = password;
@@ -97,7 +97,7 @@ export function sessionStatements(schema: string): string[] {
 }
 
 /** TLS as libpq's `sslmode` means it (without one: no TLS, as node-postgres). */
-function sslOptions(params: URLSearchParams, host: string): PoolConfig['ssl'] {
+function sslOptions(params: URLSearchParams): PoolConfig['ssl'] {
   const mode = params.get('sslmode') ?? 'disable';
   if (!(SSL_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(
@@ -108,7 +108,8 @@ function sslOptions(params: URLSearchParams, host: string): PoolConfig['ssl'] {
   const ca = trustedCertificates(rootFile);
   if (mode === 'disable') return false;
   if (mode === 'require' && rootFile === undefined) return { rejectUnauthorized: false };
-  if (mode === 'verify-full') return { ...(ca ? { ca } : {}), servername: host };
+  // node-postgres checks the name against the host it connects to (an IP against the IP SANs).
+  if (mode === 'verify-full') return ca ? { ca } : {};
   // verify-ca (and require with a root certificate, as libpq has it): the chain, not the name.
   return { ...(ca ? { ca } : {}), checkServerIdentity: () => undefined };
 }
