@@ -1,5 +1,12 @@
-/** `daemon_state`: small named JSON values kept across restarts (the learned budget, the plan). */
+/**
+ * `daemon_state`: small named JSON values kept across restarts (the learned budget, the plan).
+ * On a PostgreSQL mirror shared by daemons on several machines, each machine keeps its own: the
+ * keys are prefixed with the host name (`a.example.com/budget:token`), so that two machines whose
+ * tokens have the same label (both read `/etc/projmirror/token`) never mix their budgets.
+ */
+import { hostname } from 'node:os';
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 
 /** Keys of `daemon_state`. */
 export const STATE_KEYS = {
@@ -22,8 +29,10 @@ export class DaemonStateRepository {
   private readonly getStmt;
   private readonly setStmt;
   private readonly deleteStmt;
+  private readonly scope: string;
 
   constructor(db: Db) {
+    this.scope = dialectOf(db) === 'postgres' ? `${hostname()}/` : '';
     this.getStmt = db.prepare<[string], { value: string }>(
       'SELECT value FROM daemon_state WHERE key = ?',
     );
@@ -35,12 +44,12 @@ export class DaemonStateRepository {
   }
 
   delete(key: string): void {
-    this.deleteStmt.run(key);
+    this.deleteStmt.run(this.scope + key);
   }
 
   /** The value under `key`, or undefined when absent or unreadable. */
   get<T>(key: string): T | undefined {
-    const row = this.getStmt.get(key);
+    const row = this.getStmt.get(this.scope + key);
     if (!row) return undefined;
     try {
       return JSON.parse(row.value) as T;
@@ -50,6 +59,6 @@ export class DaemonStateRepository {
   }
 
   set(key: string, value: unknown, at: string): void {
-    this.setStmt.run(key, JSON.stringify(value), at);
+    this.setStmt.run(this.scope + key, JSON.stringify(value), at);
   }
 }

@@ -83,7 +83,7 @@ describe('the README on PostgreSQL', () => {
       const asBi = ['--db', biUrl, '--db-password-file', biPassword];
       const deadline = Date.now() + 20_000;
       let status = await runCli(['status', ...asBi], { cwd: dir });
-      while (!/^daemons \(1\):$/m.test(status.stdout) && Date.now() < deadline) {
+      while (!/p_1, p_2$/m.test(status.stdout) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 200));
         status = await runCli(['status', ...asBi], { cwd: dir });
       }
