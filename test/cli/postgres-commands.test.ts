@@ -1,0 +1,103 @@
+/**
+ * The one-shot commands against a PostgreSQL mirror on a real server, as a user runs them:
+ * `sync`, `enqueue`, `outbox list`, `push` (each item once, the answer mirrored), `export` and
+ * `report --html`; and the mistakes a user makes with `--db` exit 2 naming the bad part.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../fixtures/cli.js';
+import { tempDir } from '../fixtures/db.js';
+import { startPostgres, type PgServer } from '../fixtures/postgres.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+
+const TOKEN = 'glt_test_postgres_commands';
+let server: PgServer;
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+
+describe('the commands on a PostgreSQL mirror', () => {
+  it('sync, enqueue, outbox, push, export and report work as on SQLite', async () => {
+    const url = await server.database();
+    const sim = await startTestSimulator({ projects: 2, tasks: 12, tokens: [TOKEN] });
+    const dir = tempDir();
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, TOKEN, { mode: 0o600 });
+    const remote = ['--db', url, '--base-url', sim.baseUrl, '--token-file', tokenFile];
+
+    expect((await runCli(['sync', ...remote], { cwd: dir })).code).toBe(0);
+    const task = sim.service.listTasks('p_1')[0]!;
+    const enqueued = await runCli(
+      [
+        'enqueue',
+        'task.update',
+        '--db',
+        url,
+        '--project',
+        'p_1',
+        '--target',
+        task.id,
+        '--body',
+        '{"progress": 77}',
+      ],
+      { cwd: dir },
+    );
+    expect(enqueued.code).toBe(0);
+    const listed = await runCli(['outbox', 'list', '--db', url, '--json'], { cwd: dir });
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ op: 'task.update', state: 'pending' }]);
+
+    const pushed = await runCli(['push', ...remote], { cwd: dir });
+    expect(pushed.code).toBe(0);
+    expect(pushed.stdout).toMatch(/^push: 1 done, 0 failed, 0 left pending; 1 requests/m);
+    expect(sim.service.getTask(task.id)?.progress).toBe(77);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ progress: number; state: string }>(
+        `SELECT t.progress, o.state FROM projmirror.tasks t, projmirror.outbox o WHERE t.id = $1`,
+        [task.id],
+      );
+      expect(rows).toEqual([{ progress: 77, state: 'done' }]);
+    } finally {
+      await client.end();
+    }
+
+    const out = join(dir, 'export');
+    const exported = await runCli(['export', '--db', url, '--format', 'csv', '--out', out], {
+      cwd: dir,
+    });
+    expect(exported.code).toBe(0);
+    expect(readdirSync(out)).toContain('v_tasks.csv');
+    expect(readFileSync(join(out, 'v_tasks.csv'), 'utf8').trim().split('\n')).toHaveLength(25);
+    const html = join(dir, 'report.html');
+    const report = await runCli(['report', '--db', url, '--html', html], { cwd: dir });
+    expect(report.code).toBe(0);
+    expect(readFileSync(html, 'utf8')).toContain('<svg');
+  }, 60_000);
+
+  it('refuses a bad --db with exit 2 and one line naming it', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['postgres://me:secret@127.0.0.1/db', /^projmirror: --db must not hold a password/],
+      ['postgres://127.0.0.1/db?sslmode=prefer', /sslmode=prefer is not supported/],
+      [
+        'postgres://127.0.0.1/db?schema=Bad-Name',
+        /schema "Bad-Name" is not a plain lower-case name/,
+      ],
+    ];
+    for (const [db, message] of cases) {
+      const run = await runCli(['status', '--db', db]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toContain('secret');
+    }
+    const unreachable = await runCli(['status', '--db', `postgres://admin@127.0.0.1:1/none`]);
+    expect(unreachable.code).not.toBe(0);
+    expect(unreachable.stderr).toMatch(
+      /^projmirror: cannot connect to postgres:\/\/admin@127\.0\.0\.1:1\/none/,
+    );
+  }, 60_000);
+});
