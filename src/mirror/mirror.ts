@@ -98,9 +98,10 @@ export class Mirror {
     const listed = new Map(
       checkList(projects, 'project', context).map((p) => [p.id, p as Project]),
     );
-    // Daemons sharing a mirror each pass the listed projects they hold (see ProjectClaims).
-    const mine = new Set(this.claims.listed([...listed.keys()]));
+    // Daemons sharing a mirror each pass the listed projects they hold (see ProjectClaims), of
+    // those asked for (`--projects`): a project left out is not leased either.
     const asked = projectIds ?? [...listed.keys()];
+    const mine = new Set(this.claims.listed(asked.filter((id) => listed.has(id))));
     report.heldElsewhere = asked.filter((id) => listed.has(id) && !mine.has(id)).sort();
     let ids = asked.filter((id) => mine.has(id) || !listed.has(id));
     if (projectIds === undefined && report.listingError === undefined) {

@@ -100,6 +100,9 @@ export class SyncBridge {
     const waited = Atomics.wait(this.signal, 0, 0, BRIDGE_TIMEOUT_MS);
     const received = receiveMessageOnPort(this.port);
     if (waited === 'timed-out' || received === undefined) {
+      // A late answer would be taken for the next request's: this connection is done.
+      this.closed = true;
+      void this.worker.terminate();
       throw new StoreError(`PostgreSQL did not answer within ${BRIDGE_TIMEOUT_MS / 1000} s`);
     }
     const answer = received.message as Answer | { ok: true };
