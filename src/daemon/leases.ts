@@ -27,6 +27,8 @@ export interface LeaseKeeperOptions {
   version: string;
   logger: Logger;
   leaseMs?: number;
+  /** Renew on a timer every third of the lease time (default); false: only by `heartbeat()`. */
+  autoRenew?: boolean;
 }
 
 /** This process's identity: host, pid and a random suffix (two runs never share one). */
@@ -47,6 +49,7 @@ export class LeaseKeeper implements ProjectClaims {
   private renewedAt = 0;
   private visible: string[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private running = false;
   /** Projects given back to share them out, and until when (Date.now()) not to take them again. */
   private readonly givenBack = new Map<string, number>();
   private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
@@ -58,8 +61,11 @@ export class LeaseKeeper implements ProjectClaims {
     this.identity = daemonIdentity(options.tokens, options.version);
     this.coordination.register(this.identity);
     this.renewedAt = Date.now();
-    this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(this.leaseMs / 3)));
-    this.timer.unref();
+    this.running = true;
+    if (options.autoRenew ?? true) {
+      this.timer = setInterval(() => this.heartbeat(), Math.max(1, Math.floor(this.leaseMs / 3)));
+      this.timer.unref();
+    }
   }
 
   /** Calls `listener` with the projects taken over by a heartbeat (to pass them and push). */
@@ -105,7 +111,8 @@ export class LeaseKeeper implements ProjectClaims {
 
   /** Stops renewing and gives every lease back, so that others take over at once. */
   stop(): void {
-    if (this.timer === undefined) return;
+    if (!this.running) return;
+    this.running = false;
     clearInterval(this.timer);
     this.timer = undefined;
     try {
@@ -120,8 +127,11 @@ export class LeaseKeeper implements ProjectClaims {
     return this.leaseMs * STALE_LEASES;
   }
 
-  /** One heartbeat: renew, then take what is free among the projects the tokens list. */
-  private tick(): void {
+  /**
+   * One heartbeat (every third of the lease time): renew, take what is free among the projects
+   * the tokens list, and share out. Never throws: a failure is logged, and the leases lapse.
+   */
+  heartbeat(): void {
     try {
       const renewed = this.coordination.heartbeat(this.identity.id, this.leaseMs, this.staleMs);
       const lost = [...this.held].filter((projectId) => !renewed.includes(projectId));
