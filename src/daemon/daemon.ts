@@ -6,13 +6,19 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
+import { backoffDelayMs } from '../domain/backoff.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { OutboxPusher } from '../outbox/index.js';
 import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 import { ChangeApplier } from './changes.js';
-import { PollScheduler } from './poll-scheduler.js';
+import {
+  FAILED_PASS_BACKOFF_BASE_MS,
+  FAILED_PASS_BACKOFF_MAX_MS,
+  FAILED_PASS_MIN_RETRY_MS,
+  PollScheduler,
+} from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
 import { OutboxRepository } from '../store/outbox.js';
@@ -89,6 +95,9 @@ export class Daemon {
   private readonly refreshes = new Set<Promise<void>>();
   private readonly limiter: RefreshLimiter;
   private readonly recorded = new WeakSet<ProjectSyncResult>();
+  /** Reconciles in a row whose listing failed, and the retry waiting for its turn. */
+  private failedListings = 0;
+  private reconcileRetry: Promise<void> | undefined;
   private realtimeConnected = false;
 
   constructor(options: DaemonOptions) {
@@ -280,7 +289,8 @@ export class Daemon {
   /**
    * A reconcile of every project: one listing, then a pass over each. Each project's outcome
    * goes to the poll schedule (a failed one is retried with backoff); a failed listing counts as
-   * a failure of every project. Returns the projects that failed.
+   * a failure of every project, and the reconcile is retried with backoff. Returns the projects
+   * that failed.
    */
   async reconcile(signal: AbortSignal): Promise<string[]> {
     const report = await this.options.engine.mirror.syncAll(this.options.projects, {
@@ -291,6 +301,9 @@ export class Daemon {
     if (report.error) {
       this.logger.warn({ err: report.error }, 'reconcile failed');
       if (!signal.aborted) failed.push(...(this.options.projects ?? this.projects.ids()));
+      if (!signal.aborted) this.retryReconcile(signal);
+    } else {
+      this.failedListings = 0;
     }
     for (const result of report.projects) {
       if (!this.firstToRecord(result)) continue;
@@ -300,6 +313,27 @@ export class Daemon {
     if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
     this.afterRequests();
     return failed;
+  }
+
+  /**
+   * Runs a reconcile again after one whose listing failed, with the failed-pass backoff (until
+   * one lists): the projects the mirror does not know yet, all of them on a new mirror, would
+   * otherwise wait for the daily reconcile.
+   */
+  private retryReconcile(signal: AbortSignal): void {
+    this.failedListings += 1;
+    if (this.reconcileRetry !== undefined) return;
+    const policy = {
+      baseMs: FAILED_PASS_BACKOFF_BASE_MS,
+      maxMs: FAILED_PASS_BACKOFF_MAX_MS,
+      random: this.options.random ?? Math.random,
+    };
+    const delay = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(this.failedListings, policy));
+    this.reconcileRetry = this.clock.sleep(delay, signal).then(async () => {
+      this.reconcileRetry = undefined;
+      await this.reconcile(signal);
+    });
+    this.track(this.reconcileRetry);
   }
 
   /** The start-up reconcile, recorded for `status`. */
