@@ -11,15 +11,13 @@
  * stop or a reconcile. Apart from the verdict, each hint flood's cost is checked against
  * `FLOOD_RECONCILES_ALLOWED` reconciles (`budgetProblems`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ManualClock } from '../../../src/domain/index.js';
 import { startSimulator, type SimReadings, type Simulator } from '../../../src/sim/index.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import type { Db } from '../../../src/store/database.js';
 import { Announcer } from './announce.js';
 import { mirrorDifferences } from './compare.js';
 import { DaemonHost } from './host.js';
+import { sqliteMirrors, type CaseMirror, type MirrorSource } from './mirror.js';
 import { outboxProblems, type QueuedItem } from './outbox.js';
 import { ClockDriver } from './settle.js';
 import { performStep, type StepContext } from './perform.js';
@@ -48,12 +46,13 @@ export interface CaseResult {
   trace: string[];
 }
 
-/** Plays `testCase` against a simulator with `readings`. */
+/** Plays `testCase` against a simulator with `readings`, on a fresh mirror from `mirrors`. */
 export async function playCase(
   testCase: ConvergenceCase,
   readings: Partial<SimReadings>,
+  mirrors: MirrorSource = sqliteMirrors,
 ): Promise<CaseResult> {
-  const run = await CaseRun.open(testCase.tasks, readings);
+  const run = await CaseRun.open(testCase.tasks, readings, mirrors());
   try {
     return await run.play(testCase);
   } catch (error) {
@@ -70,10 +69,14 @@ class CaseRun {
 
   private constructor(
     readonly context: StepContext,
-    private readonly dir: string,
+    private readonly mirror: CaseMirror,
   ) {}
 
-  static async open(tasks: number[], readings: Partial<SimReadings>): Promise<CaseRun> {
+  static async open(
+    tasks: number[],
+    readings: Partial<SimReadings>,
+    mirror: CaseMirror,
+  ): Promise<CaseRun> {
     const clock = new ManualClock(CASE_START);
     const sim = await startSimulator({
       host: '127.0.0.1',
@@ -88,13 +91,11 @@ class CaseRun {
       tokens: [CASE_TOKEN],
       readings,
     });
-    const dir = mkdtempSync(join(tmpdir(), 'projmirror-convergence-'));
-    const file = join(dir, 'mirror.sqlite');
-    const db = openDatabase(file);
-    const host = new DaemonHost(sim, clock, file);
-    const version = () => db.pragma('data_version', { simple: true }) as number;
+    const db = mirror.open();
+    const host = new DaemonHost(sim, clock, mirror);
+    const version = () => mirror.version(db);
     const driver = new ClockDriver(sim, clock, host, version, Date.now() + CASE_TIMEOUT_MS);
-    return new CaseRun(newContext(sim, clock, db, host, driver), dir);
+    return new CaseRun(newContext(sim, clock, db, host, driver), mirror);
   }
 
   async play(testCase: ConvergenceCase): Promise<CaseResult> {
@@ -112,7 +113,8 @@ class CaseRun {
 
   /** Quiet, then at most one reconcile; returns what still differs. */
   private async quiet(): Promise<string[]> {
-    const { sim, clock, driver, host, trace } = this.context;
+    const { sim, clock, db, driver, host, trace } = this.context;
+    await host.handedOver(db);
     sim.faults.clear();
     driver.countArrivals();
     trace.push('quiet');
@@ -158,7 +160,7 @@ class CaseRun {
     await host.close();
     db.close();
     await sim.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    await this.mirror.dispose();
   }
 }
 

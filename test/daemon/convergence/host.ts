@@ -1,22 +1,26 @@
 /**
- * The daemon's life on one mirror file, as `run` lives it: started (wired as `test/daemon/
+ * The daemon's life on one mirror, as `run` lives it: started (wired as `test/daemon/
  * fixtures.ts` wires it, on the case's manual clock), stopped and started again, or killed. A
  * kill is an abandonment in this process: the database handle is closed (nothing more reaches
- * the file), the realtime socket is dropped and the daemon is told to stop (its loops end; the
- * requests in flight are abandoned); a new daemon then starts on the same file.
+ * the mirror; on PostgreSQL its session ends and its lease heartbeat stops, the leases staying
+ * until they expire), the realtime socket is dropped and the daemon is told to stop (its loops
+ * end; the requests in flight are abandoned); a new daemon then starts on the same mirror.
  */
 import pino from 'pino';
 import { Daemon } from '../../../src/daemon/daemon.js';
 import { wireEngine, type Engine } from '../../../src/daemon/wiring.js';
 import type { Clock, ManualClock } from '../../../src/domain/index.js';
 import type { Simulator } from '../../../src/sim/index.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import type { Db } from '../../../src/store/database.js';
 import { singleToken } from '../../../src/tokens/index.js';
+import { sqliteFileMirror, type CaseMirror } from './mirror.js';
 
 /** How often the idle pusher looks for items inserted by SQL (simulated time). */
 export const OUTBOX_IDLE_MS = 10_000;
 /** How long cleanup waits (real time) for each stop and close. */
 const CLOSE_TIMEOUT_MS = 2_000;
+/** How often a wait for leases looks at them (real time). */
+const LEASE_LOOK_MS = 25;
 
 /**
  * A clock for one daemon over the case's manual clock, counting the daemon's pending sleeps.
@@ -71,10 +75,12 @@ interface Running {
   stopping?: Promise<void>;
 }
 
-/** The daemons of one case, one at a time, on one file. */
+/** The daemons of one case, one at a time, on one mirror. */
 export class DaemonHost {
   private current: Running | undefined;
   private readonly abandoned: Running[] = [];
+  /** Where the daemons' mirror is (a string: a SQLite file). */
+  private readonly mirror: CaseMirror;
   /** Errors thrown by `start()`, `stop()` or a reconcile: a daemon must not throw them. */
   readonly errors: string[] = [];
   starts = 0;
@@ -82,8 +88,10 @@ export class DaemonHost {
   constructor(
     private readonly sim: Simulator,
     private readonly clock: ManualClock,
-    private readonly file: string,
-  ) {}
+    mirror: CaseMirror | string,
+  ) {
+    this.mirror = typeof mirror === 'string' ? sqliteFileMirror(mirror) : mirror;
+  }
 
   /** The running daemon's start-up (resolves once its loops run). */
   get started(): Promise<void> {
@@ -95,15 +103,16 @@ export class DaemonHost {
     return this.current?.clock.pendingSleeps ?? 0;
   }
 
-  /** Opens the file and starts a daemon on it (not waiting for its start-up). */
+  /** Opens the mirror and starts a daemon on it (not waiting for its start-up). */
   start(): void {
     if (this.current !== undefined) throw new Error('a daemon is already running');
-    const db = openDatabase(this.file);
+    const db = this.mirror.open();
     const logger = pino({ level: 'silent' });
     const clock = new KillableClock(this.clock);
+    const { leaseMs } = this.mirror;
     const engine = wireEngine(
       { baseUrl: new URL(this.sim.baseUrl), tokens: singleToken(this.sim.token) },
-      { db, logger, clock },
+      { db, logger, clock, ...(leaseMs === undefined ? {} : { leaseMs }) },
     );
     const daemon = new Daemon({
       engine,
@@ -118,7 +127,7 @@ export class DaemonHost {
     this.current = { daemon, engine, db, clock, started };
   }
 
-  /** Stops the running daemon as SIGTERM would (`stop()`, then the engine and the file). */
+  /** Stops the running daemon as SIGTERM would (`stop()`, then the engine and the mirror). */
   async stop(): Promise<void> {
     const running = this.current;
     if (running === undefined) return;
@@ -140,11 +149,31 @@ export class DaemonHost {
     this.current = undefined;
     running.clock.kill();
     running.db.close();
+    // The process is gone: its lease timer stops too (giving nothing back, the db is closed).
+    running.engine.leases?.stop();
     this.sim.realtime.dropAll();
     // Its loops must end, or they would spin on the closed handle; what they still try to
-    // write fails on it, so nothing more reaches the file, as after a real kill.
+    // write fails on it, so nothing more reaches the mirror, as after a real kill.
     running.stopping = running.daemon.stop().catch(() => undefined);
     this.abandoned.push(running);
+  }
+
+  /**
+   * Waits (real time) until the leases a killed daemon left have expired and the running daemon
+   * holds every project it listed: on PostgreSQL a kill costs up to one lease time of real time,
+   * whatever the case's clock says. Nothing to wait for on SQLite.
+   */
+  async handedOver(db: Db): Promise<void> {
+    const { leaseMs } = this.mirror;
+    if (leaseMs === undefined) return;
+    const boundMs = 2 * leaseMs + CLOSE_TIMEOUT_MS;
+    const deadline = Date.now() + boundMs;
+    while (!this.mirror.handedOver(db, this.current?.engine.leases?.holder)) {
+      if (Date.now() > deadline) {
+        throw new Error(`the leases were not handed over within ${boundMs} ms (real time)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, LEASE_LOOK_MS));
+    }
   }
 
   /** One reconcile of every project by the running daemon (the property's "one reconcile"). */

@@ -29,8 +29,11 @@ export function queueItem(
   if (project === undefined) return undefined;
   const insert = (targetId: string | null, body: unknown) =>
     db
-      .prepare('INSERT INTO outbox (op, project_id, target_id, body) VALUES (?, ?, ?, ?)')
-      .run(intent.op, project.id, targetId, JSON.stringify(body)).lastInsertRowid as number;
+      .prepare(
+        'INSERT INTO outbox (op, project_id, target_id, body) VALUES (?, ?, ?, ?) RETURNING id',
+      )
+      .pluck()
+      .get(intent.op, project.id, targetId, JSON.stringify(body)) as number;
   if (intent.op === 'task.update') {
     const target = pinnedTaskOf(project.id);
     if (target === undefined) return undefined;

@@ -17,7 +17,7 @@ import type { FaultChoice, Step } from './steps.js';
 export interface StepContext {
   sim: Simulator;
   clock: ManualClock;
-  /** Our own connection to the mirror file: queues items, reads the tables. */
+  /** Our own connection to the mirror: queues items, reads the tables. */
   db: Db;
   host: DaemonHost;
   driver: ClockDriver;
@@ -80,12 +80,14 @@ export async function performStep(step: Step, context: StepContext): Promise<voi
     case 'restart':
       await driver.drive(host.stop(), STOP_HORIZON_MS, 'a stop');
       host.start();
-      trace.push('daemon stopped and started again on the same file');
+      await host.handedOver(context.db);
+      trace.push('daemon stopped and started again on the same mirror');
       return;
     case 'kill':
       host.kill();
       host.start();
-      trace.push('daemon killed; a new one started on the same file');
+      await host.handedOver(context.db);
+      trace.push('daemon killed; a new one started on the same mirror');
       return;
     default:
       return performOther(step, context);

@@ -1,8 +1,8 @@
 /**
- * Drives the case's manual clock the way benchmark 6 does: let real I/O (sockets, SQLite) run
+ * Drives the case's manual clock the way benchmark 6 does: let real I/O (sockets, the mirror) run
  * until nothing moves, then step the clock to the next wake-up, and again. "Nothing moves" is
  * read from deterministic signs, not guessed with sleeps: every request that reached the
- * simulator has been answered, the mirror file has no new commit, the set of pending sleeps is
+ * simulator has been answered, the mirror has no new commit, the set of pending sleeps is
  * unchanged, and the daemon sleeps where it sleeps when idle.
  */
 import type { ManualClock } from '../../../src/domain/index.js';
@@ -30,8 +30,8 @@ export class ClockDriver {
     private readonly sim: Simulator,
     private readonly clock: ManualClock,
     private readonly host: DaemonHost,
-    /** `PRAGMA data_version` of a connection of our own: changes with every commit of others. */
-    private readonly mirrorVersion: () => number,
+    /** Read through a connection of our own: changes with every commit of others. */
+    private readonly mirrorVersion: () => number | string,
     /** The real time (`Date.now()`) by which the whole case must have ended. */
     private readonly caseDeadline: number,
   ) {
