@@ -133,6 +133,33 @@ describe('a failed pass is retried with backoff', () => {
   });
 });
 
+describe('a failed listing is retried with backoff', () => {
+  it('a new mirror whose start-up listing failed is filled within minutes, not at the daily reconcile', async () => {
+    // Found by the interleaving property on PostgreSQL (seed 20261129): the listing failed, the
+    // empty mirror had no project to retry, realtime stayed up, and nothing listed again.
+    const setup = await setUp([6, 4]);
+    const { sim, clock, host, driver, differences } = setup;
+    const failUntil = clock.now() + FAILING_FOR_MS;
+    sim.faults.failNext({
+      route: 'listProjects',
+      kind: 'status',
+      status: 500,
+      count: Infinity,
+      when: () => clock.now() < failUntil,
+    });
+
+    host.start();
+    await driver.runUntil(() => differences().length === 0, clock.now() + RETRY_BOUND_MS);
+
+    expect(differences()).toEqual([]);
+    const listings = sim.requestLog.entries.filter((entry) => entry.route === 'listProjects');
+    const failed = listings.filter((entry) => entry.time < failUntil);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.every((entry) => entry.status === 500)).toBe(true);
+    expect(failed.length).toBeLessThanOrEqual(MAX_READS_WHILE_FAILING);
+  });
+});
+
 /** Every read of `projectId`'s tasks answers 503 until `until` (simulated). */
 function failReadsOf(sim: Simulator, clock: ManualClock, projectId: string, until: number) {
   sim.faults.failNext({
