@@ -6,28 +6,22 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
-import { backoffDelayMs } from '../domain/backoff.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { OutboxPusher } from '../outbox/index.js';
 import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
 import { ChangeApplier } from './changes.js';
-import {
-  FAILED_PASS_BACKOFF_BASE_MS,
-  FAILED_PASS_BACKOFF_MAX_MS,
-  FAILED_PASS_MIN_RETRY_MS,
-  PollScheduler,
-} from './poll-scheduler.js';
+import { engineMetricsSources } from './metrics-sources.js';
+import { ListingRetry } from './listing-retry.js';
+import { PollScheduler } from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } from './schedules.js';
-import { OutboxRepository } from '../store/outbox.js';
 import type { MetricsSources } from './metrics.js';
 import type { ProjectSyncResult } from '../mirror/index.js';
 import type { Engine } from './wiring.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
 import { ProjectsRepository } from '../store/projects.js';
-import { SyncStateRepository } from '../store/sync-state.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
 import { planForTokens } from './token-plan.js';
@@ -95,9 +89,7 @@ export class Daemon {
   private readonly refreshes = new Set<Promise<void>>();
   private readonly limiter: RefreshLimiter;
   private readonly recorded = new WeakSet<ProjectSyncResult>();
-  /** Reconciles in a row whose listing failed, and the retry waiting for its turn. */
-  private failedListings = 0;
-  private reconcileRetry: Promise<void> | undefined;
+  private readonly listingRetry: ListingRetry;
   private realtimeConnected = false;
 
   constructor(options: DaemonOptions) {
@@ -118,6 +110,12 @@ export class Daemon {
       lastPassAt: (projectId) => this.facts.lastPassAt(projectId),
       ...(options.random ? { random: options.random } : {}),
     });
+    this.listingRetry = new ListingRetry(
+      this.clock,
+      options.random ?? Math.random,
+      (signal) => this.reconcile(signal),
+      (work) => this.track(work),
+    );
     this.limiter = new RefreshLimiter(this.clock, options.refreshesPerProjectHour);
     this.pusher = engine.pusher(
       options.outboxIdleMs === undefined ? {} : { idleIntervalMs: options.outboxIdleMs },
@@ -238,26 +236,7 @@ export class Daemon {
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
   metricsSources(): MetricsSources {
-    const { engine } = this.options;
-    const outbox = new OutboxRepository(engine.db);
-    const syncState = new SyncStateRepository(engine.db);
-    const ms = (at: string | null) => (at === null ? undefined : Date.parse(at));
-    return {
-      quota: () =>
-        engine.tokens().map(({ label, budget }) => ({
-          token: label,
-          limit: budget.quotaLimit,
-          remaining: budget.quotaRemaining,
-        })),
-      projectTimes: () =>
-        syncState.list().map((row) => ({
-          projectId: row.projectId,
-          lastPassAt: ms(row.lastPassAt),
-          lastChangeAt: ms(row.lastChangeAt),
-        })),
-      outboxDepth: () => outbox.summary(this.clock.now()).counts,
-      realtimeConnected: () => this.realtimeConnected,
-    };
+    return engineMetricsSources(this.options.engine, () => this.realtimeConnected);
   }
 
   /** True while the realtime channel is connected. */
@@ -301,9 +280,9 @@ export class Daemon {
     if (report.error) {
       this.logger.warn({ err: report.error }, 'reconcile failed');
       if (!signal.aborted) failed.push(...(this.options.projects ?? this.projects.ids()));
-      if (!signal.aborted) this.retryReconcile(signal);
+      if (!signal.aborted) this.listingRetry.failed(signal);
     } else {
-      this.failedListings = 0;
+      this.listingRetry.succeeded();
     }
     for (const result of report.projects) {
       if (!this.firstToRecord(result)) continue;
@@ -313,27 +292,6 @@ export class Daemon {
     if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
     this.afterRequests();
     return failed;
-  }
-
-  /**
-   * Runs a reconcile again after one whose listing failed, with the failed-pass backoff (until
-   * one lists): the projects the mirror does not know yet, all of them on a new mirror, would
-   * otherwise wait for the daily reconcile.
-   */
-  private retryReconcile(signal: AbortSignal): void {
-    this.failedListings += 1;
-    if (this.reconcileRetry !== undefined) return;
-    const policy = {
-      baseMs: FAILED_PASS_BACKOFF_BASE_MS,
-      maxMs: FAILED_PASS_BACKOFF_MAX_MS,
-      random: this.options.random ?? Math.random,
-    };
-    const delay = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(this.failedListings, policy));
-    this.reconcileRetry = this.clock.sleep(delay, signal).then(async () => {
-      this.reconcileRetry = undefined;
-      await this.reconcile(signal);
-    });
-    this.track(this.reconcileRetry);
   }
 
   /** The start-up reconcile, recorded for `status`. */
