@@ -45,7 +45,7 @@ let broken = false;
 
 function reply(message) {
   port.postMessage(message);
-  Atomics.store(signal, 0, 1);
+  Atomics.add(signal, 0, 1);
   Atomics.notify(signal, 0);
 }
 

@@ -95,11 +95,16 @@ export class SyncBridge {
   }
 
   private call(request: object): BridgeResult | { ok: true } {
-    Atomics.store(this.signal, 0, 0);
+    // The worker counts its answers. A wake-up alone proves nothing: the previous answer's
+    // notify can come late, after that answer was read, and wake this wait before its answer.
+    const answered = Atomics.load(this.signal, 0);
     this.port.postMessage(request);
-    const waited = Atomics.wait(this.signal, 0, 0, BRIDGE_TIMEOUT_MS);
+    const deadline = Date.now() + BRIDGE_TIMEOUT_MS;
+    while (Atomics.load(this.signal, 0) === answered && Date.now() < deadline) {
+      Atomics.wait(this.signal, 0, answered, deadline - Date.now());
+    }
     const received = receiveMessageOnPort(this.port);
-    if (waited === 'timed-out' || received === undefined) {
+    if (received === undefined) {
       // A late answer would be taken for the next request's: this connection is done.
       this.closed = true;
       void this.worker.terminate();
