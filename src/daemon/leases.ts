@@ -45,7 +45,10 @@ export class LeaseKeeper implements ProjectClaims {
   private readonly logger: Logger;
   private readonly leaseMs: number;
   private held = new Set<string>();
-  /** When the leases in `held` were last renewed (Date.now()): past the lease time, none is. */
+  /**
+   * When the leases in `held` were last renewed (Date.now() before the renewal began, so never
+   * later than the database's view): past the lease time, none is.
+   */
   private renewedAt = 0;
   private visible: string[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -133,11 +136,12 @@ export class LeaseKeeper implements ProjectClaims {
    */
   heartbeat(): void {
     try {
+      const startedAt = Date.now();
       const renewed = this.coordination.heartbeat(this.identity.id, this.leaseMs, this.staleMs);
       const lost = [...this.held].filter((projectId) => !renewed.includes(projectId));
       if (lost.length > 0) this.logger.warn({ projects: lost }, 'leases lost to another daemon');
       this.held = new Set(renewed);
-      this.renewedAt = Date.now();
+      this.renewedAt = startedAt;
       const acquired = this.take(this.visible);
       if (acquired.length > 0) this.acquiredListeners.forEach((listener) => listener(acquired));
       this.rebalance();
@@ -161,7 +165,8 @@ export class LeaseKeeper implements ProjectClaims {
       Number.POSITIVE_INFINITY,
     );
     this.held = new Set(result.held);
-    this.renewedAt = Date.now();
+    // `acquire` renewed every lease held, in a transaction begun after `now`.
+    this.renewedAt = now;
     if (result.acquired.length > 0) {
       this.logger.info({ projects: result.acquired }, 'leases taken');
     }

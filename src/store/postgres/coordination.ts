@@ -83,15 +83,20 @@ export class Coordination {
             `DELETE FROM daemons WHERE heartbeat_at < now() - make_interval(secs => ?::float8 / 1000)`,
           )
           .run(staleMs);
-        return this.db
-          .prepare(
-            `UPDATE project_leases SET expires_at = ${LATER}
-             WHERE daemon_id = ? AND expires_at > now() RETURNING project_id`,
-          )
-          .pluck()
-          .all(ttlMs, daemonId) as string[];
+        return this.renew(daemonId, ttlMs);
       })
       .immediate();
+  }
+
+  /** Renews the daemon's live leases for `ttlMs`; an expired one may be another's now. */
+  private renew(daemonId: string, ttlMs: number): string[] {
+    return this.db
+      .prepare(
+        `UPDATE project_leases SET expires_at = ${LATER}
+         WHERE daemon_id = ? AND expires_at > now() RETURNING project_id`,
+      )
+      .pluck()
+      .all(ttlMs, daemonId) as string[];
   }
 
   /** Records the projects the daemon's tokens list: the ones it may take over. */
@@ -100,15 +105,16 @@ export class Coordination {
   }
 
   /**
-   * Takes the leases of `candidates` that are free (no lease, or an expired one) for `ttlMs`,
-   * up to `limit` leases held in all. A project taken from another daemon has its items left
-   * `sending` by that daemon put back to `pending`, in the same transaction: the new holder
-   * sends them again with the same idempotency key, so each takes effect once.
+   * Renews every live lease the daemon holds and takes the leases of `candidates` that are free
+   * (no lease, or an expired one), all for `ttlMs`, up to `limit` leases held in all: every lease
+   * it holds afterwards lasts `ttlMs` from the round's start. A project taken from another daemon
+   * has its items left `sending` by that daemon put back to `pending`, in the same transaction:
+   * the new holder sends them again with the same idempotency key, so each takes effect once.
    */
   acquire(daemonId: string, candidates: readonly string[], ttlMs: number, limit: number): Acquired {
     return this.db
       .transaction((): Acquired => {
-        const held = new Set(this.heldBy(daemonId));
+        const held = new Set(this.renew(daemonId, ttlMs));
         const acquired: string[] = [];
         const take = this.db.prepare(
           `INSERT INTO project_leases AS l (project_id, daemon_id, acquired_at, expires_at)
@@ -134,16 +140,6 @@ export class Coordination {
         return { acquired, held: [...held] };
       })
       .immediate();
-  }
-
-  /** The projects `daemonId` holds a live lease on. */
-  heldBy(daemonId: string): string[] {
-    return this.db
-      .prepare(
-        'SELECT project_id FROM project_leases WHERE daemon_id = ? AND expires_at > now() ORDER BY 1',
-      )
-      .pluck()
-      .all(daemonId) as string[];
   }
 
   /**
