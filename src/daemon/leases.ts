@@ -137,7 +137,12 @@ export class LeaseKeeper implements ProjectClaims {
   heartbeat(): void {
     try {
       const startedAt = Date.now();
-      const renewed = this.coordination.heartbeat(this.identity.id, this.leaseMs, this.staleMs);
+      const renewed = this.coordination.heartbeat(
+        this.identity,
+        this.visible,
+        this.leaseMs,
+        this.staleMs,
+      );
       const lost = [...this.held].filter((projectId) => !renewed.includes(projectId));
       if (lost.length > 0) this.logger.warn({ projects: lost }, 'leases lost to another daemon');
       this.held = new Set(renewed);

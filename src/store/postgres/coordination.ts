@@ -58,32 +58,41 @@ export class Coordination {
     this.db = db;
   }
 
-  /** Adds (or renews) this daemon's row; its heartbeat is now. */
-  register(identity: DaemonIdentity): void {
+  /** Adds (or renews) this daemon's row, listing `projectIds` when added; its heartbeat is now. */
+  register(identity: DaemonIdentity, projectIds: readonly string[] = []): void {
     this.db
       .prepare(
         `INSERT INTO daemons (id, host, pid, tokens, version, started_at, heartbeat_at, projects)
-         VALUES (?, ?, ?, ?, ?, now(), now(), '{}')
+         VALUES (?, ?, ?, ?, ?, now(), now(), ?)
          ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
       )
-      .run(identity.id, identity.host, identity.pid, identity.tokens.join(','), identity.version);
+      .run(identity.id, identity.host, identity.pid, identity.tokens.join(','), identity.version, [
+        ...projectIds,
+      ]);
   }
 
   /**
    * The heartbeat: renews the daemon's row and every lease it still holds for `ttlMs` more, and
-   * forgets daemons silent for `staleMs` (their leases expired long before). Returns the
-   * projects it holds. A lease that expired is not renewed: another daemon may have it now.
+   * forgets daemons silent for `staleMs` (their leases expired long before). A daemon that was
+   * silent that long itself, and forgotten, is added again with the projects it lists, so that
+   * the others count it again. Returns the projects it holds. A lease that expired is not
+   * renewed: another daemon may have it now.
    */
-  heartbeat(daemonId: string, ttlMs: number, staleMs: number): string[] {
+  heartbeat(
+    identity: DaemonIdentity,
+    listed: readonly string[],
+    ttlMs: number,
+    staleMs: number,
+  ): string[] {
     return this.db
       .transaction(() => {
-        this.db.prepare('UPDATE daemons SET heartbeat_at = now() WHERE id = ?').run(daemonId);
+        this.register(identity, listed);
         this.db
           .prepare(
             `DELETE FROM daemons WHERE heartbeat_at < now() - make_interval(secs => ?::float8 / 1000)`,
           )
           .run(staleMs);
-        return this.renew(daemonId, ttlMs);
+        return this.renew(identity.id, ttlMs);
       })
       .immediate();
   }
