@@ -14,7 +14,8 @@ export const COLD_SYNC_TASKS = 100_000;
 export const COLD_SYNC_TARGET_RATIO = 0.6;
 const PROJECT_ID = 'p_1';
 
-interface Pass {
+/** A timed pass of the project. */
+export interface Pass {
   ms: number;
   report: SyncReport;
   project: ProjectSyncResult;
@@ -58,7 +59,8 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
   }
 }
 
-async function timedPass(sync: () => Promise<SyncReport>): Promise<Pass> {
+/** Runs `sync` and times it; throws unless the pass and the project succeeded. */
+export async function timedPass(sync: () => Promise<SyncReport>): Promise<Pass> {
   const start = performance.now();
   const report = await sync();
   const ms = since(start);

@@ -116,14 +116,15 @@ export function tempMirror(): TempMirror {
 export const UNLIMITED_WINDOW = Number.MAX_SAFE_INTEGER;
 
 /**
- * The engine of `projmirror sync`/`run` (governor, HTTP remote, mirror) against `baseUrl`. With
+ * The engine of `projmirror sync`/`run` (governor, HTTP remote, mirror) against `baseUrl`, over
+ * `db` (an open mirror, or a path or `postgres://` URL the engine opens and closes). With
  * `limits: false` the governor's burst and per-IP windows are opened too, to match a simulator
  * run with `--no-limits`.
  */
 export function benchEngine(
   baseUrl: string,
   token: string,
-  db: Db,
+  db: EngineOptions['db'],
   options: Omit<EngineOptions, 'db' | 'logger'> & { limits?: boolean } = {},
 ): Engine {
   const { limits = true, ...engineOptions } = options;

@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: runs the benchmarks of issues 6 and 14 one after the other, prints each figure with
- * its same-run baseline and target as it comes, then the machine and one Markdown table for the
- * README. `--only 1,4` runs some of them (by number).
+ * `npm run bench`: runs the benchmarks of issues 6, 14 and 15 one after the other, prints each
+ * figure with its same-run baseline and target as it comes, then the machine and one Markdown
+ * table for the README. `--only 1,4` runs some of them (by number).
  */
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { dayBenchmarks } from './day.js';
 import { figureLines, markdownTable, mebibytes, type Figure } from './figure.js';
 import { freshnessBenchmarks } from './freshness.js';
 import { memoryBenchmark } from './memory.js';
+import { postgresBenchmarks } from './postgres.js';
 import { rateLimitedBenchmarks } from './rate-limited.js';
 import { severalTokensBenchmark } from './several-tokens.js';
 
@@ -21,6 +22,7 @@ const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
   { ids: ['6'], run: () => dayBenchmarks() },
   { ids: ['3'], run: () => rateLimitedBenchmarks() },
   { ids: ['7'], run: () => severalTokensBenchmark() },
+  { ids: ['8'], run: () => postgresBenchmarks() },
 ];
 
 /** The machine, as the README states it beside the figures. */
