@@ -8,7 +8,6 @@
 import { setImmediate as letEventLoopRun } from 'node:timers/promises';
 import type { Project } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
-import { sameJson } from '../store/values.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { PassGuard } from './guard.js';
 import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
@@ -49,15 +48,16 @@ export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Surv
     // The attempt cleared the tasks seen before it read: only the survey marks them here.
     for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
       const changed = store.snapshot(() => {
-        let differs = false;
-        for (const [task, text] of keptRows(keptPage(store, projectId, pageSize, page))) {
-          if (!store.seenTasks.mark(projectId, task.id)) throw new RepeatedTaskError(task.id);
-          if (guard.tasks.has(task.id) || differs) continue;
-          const held = store.tasks.find(task.id);
-          differs =
-            held === undefined || held.projectId !== projectId || !sameJson(held.data, text);
-        }
-        return differs;
+        const rows = keptRows(keptPage(store, projectId, pageSize, page));
+        const repeated = store.seenTasks.markAll(
+          projectId,
+          rows.map(([task]) => task.id),
+        );
+        if (repeated !== undefined) throw new RepeatedTaskError(repeated);
+        const unguarded = rows
+          .filter(([task]) => !guard.tasks.has(task.id))
+          .map(([task, text]) => [task.id, text] as const);
+        return store.tasks.anyDiffers(projectId, unguarded);
       });
       if (changed) changedPages.push(page);
       await letEventLoopRun();

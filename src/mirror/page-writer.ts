@@ -100,8 +100,9 @@ export class BackfillWriter implements PageWriter {
   /** A second sighting of a task within one read throws `RepeatedTaskError`. */
   private options(fresh: boolean) {
     const { store, projectId } = this.target;
-    const markSeen = (taskId: string) => {
-      if (!store.seenTasks.mark(projectId, taskId)) throw new RepeatedTaskError(taskId);
+    const markSeen = (taskIds: readonly string[]) => {
+      const repeated = store.seenTasks.markAll(projectId, taskIds);
+      if (repeated !== undefined) throw new RepeatedTaskError(repeated);
     };
     return { fresh, tally: this.tally, markSeen };
   }

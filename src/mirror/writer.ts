@@ -110,7 +110,11 @@ export class MirrorWriter {
   backfillPage(
     projectId: string,
     rows: ReadonlyArray<readonly [Task, string]>,
-    options: { fresh: boolean; tally: WriteTally; markSeen: (taskId: string) => void },
+    options: {
+      fresh: boolean;
+      tally: WriteTally;
+      markSeen: (taskIds: readonly string[]) => void;
+    },
     bookkeeping: () => void,
   ): void {
     const { store } = this;
@@ -119,12 +123,10 @@ export class MirrorWriter {
     store.transaction(() => {
       this.claims.fence(projectId);
       bookkeeping();
-      for (const [task, text] of rows) {
-        options.markSeen(task.id);
-        if (guard?.tasks.has(task.id)) continue;
-        if (options.fresh) store.tasks.putNew(projectId, task, text, context);
-        else store.tasks.put(projectId, task, text, context);
-      }
+      options.markSeen(rows.map(([task]) => task.id));
+      const unguarded = rows.filter(([task]) => !guard?.tasks.has(task.id));
+      if (options.fresh) store.tasks.putAllNew(projectId, unguarded, context);
+      else for (const [task, text] of unguarded) store.tasks.put(projectId, task, text, context);
     });
   }
 

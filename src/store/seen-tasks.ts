@@ -28,6 +28,7 @@ export class SeenTasks {
   private readonly deleteStmt;
   private readonly countStmt;
   private readonly seenStmt;
+  private readonly markAllStmt;
 
   constructor(db: Db) {
     // PostgreSQL's session creates it on every (re)connection: see `PG_SESSION_TABLES`.
@@ -49,6 +50,13 @@ export class SeenTasks {
       'SELECT count(*) FROM seen_tasks WHERE project_id = ?',
     );
     this.seenStmt.pluck();
+    this.markAllStmt =
+      dialectOf(db) === 'postgres'
+        ? db.prepare(
+            `INSERT INTO seen_tasks (project_id, id) SELECT @projectId, unnest(@ids::text[])
+             ON CONFLICT DO NOTHING RETURNING id`,
+          )
+        : undefined;
   }
 
   /** Forgets what a project's pass has seen. */
@@ -59,6 +67,25 @@ export class SeenTasks {
   /** Notes a task as seen; false if it was seen already (a row read twice). */
   mark(projectId: string, taskId: string): boolean {
     return this.markStmt.run(projectId, taskId).changes === 1;
+  }
+
+  /**
+   * Notes the tasks of one page as seen; the first id seen already (or twice in `taskIds`), if
+   * any. On PostgreSQL one statement for the page, instead of one round trip per task.
+   */
+  markAll(projectId: string, taskIds: readonly string[]): string | undefined {
+    if (this.markAllStmt === undefined) {
+      return taskIds.find((taskId) => !this.mark(projectId, taskId));
+    }
+    const added = new Set(
+      this.markAllStmt.pluck().all({ projectId, ids: [...taskIds] }) as string[],
+    );
+    const counted = new Set<string>();
+    return taskIds.find((taskId) => {
+      const repeated = !added.has(taskId) || counted.has(taskId);
+      counted.add(taskId);
+      return repeated;
+    });
   }
 
   /** How many task ids the project's pass has seen. */

@@ -105,12 +105,13 @@ const LONE_SURROGATE_ESCAPE =
   /\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/g;
 
 /**
- * A value as PostgreSQL can store it: `undefined` is NULL; NUL characters, which PostgreSQL
+ * A value as PostgreSQL can store it (an array's elements alike): `undefined` is NULL; NUL characters, which PostgreSQL
  * text cannot hold, become U+FFFD, and so do the escapes `jsonb` refuses in JSON text (`\u0000`
  * and half a surrogate pair), so that a record the service sent never stops a pass.
  */
 function toPgValue(value: unknown): unknown {
   if (value === undefined) return null;
+  if (Array.isArray(value)) return value.map(toPgValue);
   if (typeof value !== 'string') return value;
   if (!value.includes('\0') && !value.includes('\\u')) return value;
   return value
