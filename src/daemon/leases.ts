@@ -107,11 +107,6 @@ export class LeaseKeeper implements ProjectClaims {
     return projectIds.filter((projectId) => this.mine(projectId));
   }
 
-  /** The projects held now. */
-  heldProjects(): string[] {
-    return [...this.held].filter((projectId) => this.mine(projectId)).sort();
-  }
-
   /** Stops renewing and gives every lease back, so that others take over at once. */
   stop(): void {
     if (!this.running) return;
