@@ -158,12 +158,7 @@ export class LeaseKeeper implements ProjectClaims {
     const now = Date.now();
     const wanted = candidates.filter((projectId) => (this.givenBack.get(projectId) ?? 0) <= now);
     if (wanted.length === 0) return [];
-    const result = this.coordination.acquire(
-      this.identity.id,
-      wanted,
-      this.leaseMs,
-      Number.POSITIVE_INFINITY,
-    );
+    const result = this.coordination.acquire(this.identity.id, wanted, this.leaseMs);
     this.held = new Set(result.held);
     // `acquire` renewed every lease held, in a transaction begun after `now`.
     this.renewedAt = now;

@@ -8,7 +8,6 @@ import { nextReset } from '../../budget/index.js';
 import type { Db } from '../../store/database.js';
 import { dialectOf } from '../../store/db.js';
 import { Coordination } from '../../store/postgres/coordination.js';
-import { DEFAULT_LEASE_MS } from '../../daemon/leases.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { ProjectsRepository } from '../../store/projects.js';
@@ -174,7 +173,7 @@ export function gatherStatus(db: Db, now: number): StatusReport {
 
 /** The daemons registered in a shared PostgreSQL mirror. */
 function daemonStatuses(db: Db, now: number): DaemonStatus[] {
-  return new Coordination(db).daemons(DEFAULT_LEASE_MS).map((row) => ({
+  return new Coordination(db).daemons().map((row) => ({
     host: row.host,
     pid: row.pid,
     tokens: row.tokens,

@@ -26,8 +26,6 @@ export interface DaemonRow {
   version: string;
   startedAt: string;
   heartbeatAt: string;
-  /** True while its heartbeat is within the lease time. */
-  alive: boolean;
   /** The projects it holds a live lease on. */
   projects: string[];
 }
@@ -115,12 +113,12 @@ export class Coordination {
 
   /**
    * Renews every live lease the daemon holds and takes the leases of `candidates` that are free
-   * (no lease, or an expired one), all for `ttlMs`, up to `limit` leases held in all: every lease
+   * (no lease, or an expired one), all for `ttlMs`: every lease
    * it holds afterwards lasts `ttlMs` from the round's start. A project taken from another daemon
    * has its items left `sending` by that daemon put back to `pending`, in the same transaction:
    * the new holder sends them again with the same idempotency key, so each takes effect once.
    */
-  acquire(daemonId: string, candidates: readonly string[], ttlMs: number, limit: number): Acquired {
+  acquire(daemonId: string, candidates: readonly string[], ttlMs: number): Acquired {
     return this.db
       .transaction((): Acquired => {
         const held = new Set(this.renew(daemonId, ttlMs));
@@ -140,7 +138,6 @@ export class Coordination {
         );
         for (const projectId of candidates) {
           if (held.has(projectId)) continue;
-          if (held.size >= limit) break;
           if (take.pluck().get(projectId, daemonId, ttlMs) === undefined) continue;
           recover.run(projectId);
           held.add(projectId);
@@ -208,29 +205,16 @@ export class Coordination {
   }
 
   /** Every registered daemon with the projects it holds, for `status`. */
-  daemons(staleMs: number): DaemonRow[] {
+  daemons(): DaemonRow[] {
     const rows = this.db
       .prepare(
         `SELECT d.id, d.host, d.pid, d.tokens, d.version, d.started_at AS startedAt,
            d.heartbeat_at AS heartbeatAt,
-           d.heartbeat_at > now() - make_interval(secs => ?::float8 / 1000) AS alive,
-           coalesce((SELECT string_agg(l.project_id, ',' ORDER BY l.project_id)
-                     FROM project_leases l WHERE l.daemon_id = d.id AND l.expires_at > now()), '')
-             AS projects
+           coalesce((SELECT array_agg(l.project_id ORDER BY l.project_id) FROM project_leases l
+                     WHERE l.daemon_id = d.id AND l.expires_at > now()), '{}') AS projects
          FROM daemons d ORDER BY d.host, d.pid, d.id`,
       )
-      .all(staleMs) as Array<
-      Omit<DaemonRow, 'tokens' | 'projects' | 'alive'> & {
-        tokens: string;
-        projects: string;
-        alive: number;
-      }
-    >;
-    return rows.map((row) => ({
-      ...row,
-      alive: row.alive === 1,
-      tokens: row.tokens === '' ? [] : row.tokens.split(','),
-      projects: row.projects === '' ? [] : row.projects.split(','),
-    }));
+      .all() as Array<Omit<DaemonRow, 'tokens'> & { tokens: string }>;
+    return rows.map((row) => ({ ...row, tokens: row.tokens === '' ? [] : row.tokens.split(',') }));
   }
 }
