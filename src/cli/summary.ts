@@ -73,7 +73,9 @@ export function pushSummary(report: PushReport, durationMs: number): PushSummary
 
 /** `push: 4 done, 1 failed, 0 left pending; 7 requests; 0.3 s` */
 export function pushSummaryLine(summary: PushSummary): string {
-  const items = `${summary.done} done, ${summary.failed} failed, ${summary.pending} left pending`;
+  const elsewhere =
+    summary.heldElsewhere > 0 ? `, ${summary.heldElsewhere} left to other daemons` : '';
+  const items = `${summary.done} done, ${summary.failed} failed, ${summary.pending} left pending${elsewhere}`;
   return `push: ${items}; ${count(summary.sent)} requests; ${seconds(summary.durationMs)}`;
 }
 

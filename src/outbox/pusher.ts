@@ -73,8 +73,10 @@ export interface PushReport {
   retried: number;
   /** 429 answers (waited out, not counted as failures). */
   rateLimited: number;
-  /** Items still pending or sending when the pass ended. */
+  /** Items still pending or sending when the pass ended (of the projects it sends for). */
   pending: number;
+  /** Items of projects other daemons sharing the mirror hold: theirs to send. */
+  heldElsewhere: number;
 }
 
 /** What one pass keeps: projects done for it, its retries, and how it was started. */
@@ -136,6 +138,7 @@ export class OutboxPusher {
       retried: 0,
       rateLimited: 0,
       pending: 0,
+      heldElsewhere: 0,
     };
     const pass: Pass = {
       held: new Set<string>(),
@@ -154,7 +157,10 @@ export class OutboxPusher {
         break;
       }
     }
-    report.pending = this.outbox.countUnfinished();
+    for (const [projectId, n] of this.outbox.unfinishedByProject()) {
+      if (this.claims.mine(projectId)) report.pending += n;
+      else report.heldElsewhere += n;
+    }
     return report;
   }
 

@@ -111,6 +111,7 @@ export class OutboxRepository {
   private readonly unfinishedStmt;
   private readonly headsStmt;
   private readonly countUnfinishedStmt;
+  private readonly unfinishedByProjectStmt;
   private readonly countsStmt;
   private readonly oldestStmt;
   private readonly sendingStmt;
@@ -151,6 +152,10 @@ export class OutboxRepository {
       `SELECT count(*) FROM outbox WHERE ${UNFINISHED}`,
     );
     this.countUnfinishedStmt.pluck();
+    this.unfinishedByProjectStmt = db.prepare<[], { projectId: string; n: number }>(
+      `SELECT project_id AS projectId, count(*) AS n FROM outbox WHERE ${UNFINISHED}
+       GROUP BY project_id`,
+    );
     this.countsStmt = db.prepare<[], { state: OutboxState; n: number }>(
       'SELECT state, count(*) AS n FROM outbox GROUP BY state',
     );
@@ -256,6 +261,11 @@ export class OutboxRepository {
   /** How many items are pending or sending. */
   countUnfinished(): number {
     return this.countUnfinishedStmt.get() ?? 0;
+  }
+
+  /** How many items are pending or sending, by project. */
+  unfinishedByProject(): Map<string, number> {
+    return new Map(this.unfinishedByProjectStmt.all().map((row) => [row.projectId, row.n]));
   }
 
   /** The outbox at a glance, for `status` and metrics. */

@@ -65,6 +65,31 @@ describe('the commands on a PostgreSQL mirror', () => {
       await client.end();
     }
 
+    // An item of a project another live daemon holds is left to it: push exits 0 and says so.
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query(
+        `INSERT INTO projmirror.daemons (id, host, pid, tokens, version, started_at, heartbeat_at)
+         VALUES ('elsewhere:1:a', 'elsewhere', 1, 'x', 'test', now(), now())`,
+      );
+      await other.query(
+        `INSERT INTO projmirror.project_leases VALUES ('p_2', 'elsewhere:1:a', now(), now() + interval '1 hour')`,
+      );
+      await other.query(
+        `INSERT INTO projmirror.outbox (op, project_id, target_id, body)
+         VALUES ('task.update', 'p_2', $1, '{"progress": 5}')`,
+        [sim.service.listTasks('p_2')[0]!.id],
+      );
+    } finally {
+      await other.end();
+    }
+    const leftAlone = await runCli(['push', ...remote], { cwd: dir });
+    expect(leftAlone.code).toBe(0);
+    expect(leftAlone.stdout).toMatch(
+      /^push: 0 done, 0 failed, 0 left pending, 1 left to other daemons; 0 requests/m,
+    );
+
     const out = join(dir, 'export');
     const exported = await runCli(['export', '--db', url, '--format', 'csv', '--out', out], {
       cwd: dir,
