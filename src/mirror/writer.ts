@@ -126,7 +126,7 @@ export class MirrorWriter {
       options.markSeen(rows.map(([task]) => task.id));
       const unguarded = rows.filter(([task]) => !guard?.tasks.has(task.id));
       if (options.fresh) store.tasks.putAllNew(projectId, unguarded, context);
-      else for (const [task, text] of unguarded) store.tasks.put(projectId, task, text, context);
+      else store.tasks.putAll(projectId, unguarded, context);
     });
   }
 
@@ -144,9 +144,9 @@ export class MirrorWriter {
       this.claims.fence(projectId);
       if (!guard.project) store.projects.put(plan.project, context);
       for (const page of found.changedPages) {
-        for (const [task, text] of keptRows(keptPage(store, projectId, plan.pageSize, page))) {
-          if (!guard.tasks.has(task.id)) store.tasks.put(projectId, task, text, context);
-        }
+        const rows = keptRows(keptPage(store, projectId, plan.pageSize, page));
+        const unguarded = rows.filter(([task]) => !guard.tasks.has(task.id));
+        store.tasks.putAll(projectId, unguarded, context);
       }
       if (found.unseen > 0) {
         for (const taskId of guard.tasks) store.seenTasks.mark(projectId, taskId);

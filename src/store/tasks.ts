@@ -34,6 +34,7 @@ export class TasksRepository {
   private readonly countStmt;
   private readonly differsStmt;
   private readonly insertAllStmt;
+  private readonly findAllStmt;
   private readonly addAssigneesStmt;
 
   constructor(db: Db, history: TaskHistoryRepository) {
@@ -84,6 +85,12 @@ export class TasksRepository {
            RETURNING id`,
         )
       : undefined;
+    this.findAllStmt = postgres
+      ? db.prepare(
+          `SELECT id, project_id AS projectId, name, updated_at AS updatedAt, data FROM tasks
+           WHERE id = ANY (@ids::text[])`,
+        )
+      : undefined;
     this.addAssigneesStmt = postgres
       ? db.prepare(
           `INSERT INTO task_assignees (task_id, member_id)
@@ -120,7 +127,39 @@ export class TasksRepository {
    * exact text; records its creation or the tracked fields that changed. True when it wrote.
    */
   put(projectId: string, task: Task, data: string, context: WriteContext): boolean {
-    const old = this.findStmt.get(task.id);
+    return this.putOver(this.findStmt.get(task.id), projectId, task, data, context);
+  }
+
+  /**
+   * `put` for a page of tasks. On PostgreSQL the page's stored rows are read in one statement,
+   * instead of one round trip per task; only the tasks that changed are written.
+   */
+  putAll(
+    projectId: string,
+    rows: ReadonlyArray<readonly [Task, string]>,
+    context: WriteContext,
+  ): void {
+    if (this.findAllStmt === undefined) {
+      for (const [task, text] of rows) this.put(projectId, task, text, context);
+      return;
+    }
+    if (rows.length === 0) return;
+    const stored = this.findAllStmt.all({ ids: rows.map(([task]) => task.id) }) as Array<
+      StoredTask & { id: string }
+    >;
+    const byId = new Map(stored.map((row) => [row.id, row]));
+    for (const [task, text] of rows)
+      this.putOver(byId.get(task.id), projectId, task, text, context);
+  }
+
+  /** Writes `task` over `old`, the mirror's copy read just before (undefined: none). */
+  private putOver(
+    old: StoredTask | undefined,
+    projectId: string,
+    task: Task,
+    data: string,
+    context: WriteContext,
+  ): boolean {
     if (old === undefined) return this.insert(projectId, task, data, context);
     if (old.projectId === projectId && sameJson(old.data, data)) return false;
     this.updateStmt.run(projectId, ...columns(task), data, context.at, task.id);
