@@ -22,11 +22,6 @@ export function dialectOf(db: Db): Dialect {
   return db instanceof PgDatabase ? 'postgres' : 'sqlite';
 }
 
-/** The PostgreSQL session behind `db`, or undefined on SQLite. */
-export function postgresOf(db: Db): PgDatabase | undefined {
-  return db instanceof PgDatabase ? db : undefined;
-}
-
 /** The SQLite connection behind `db`, or undefined on PostgreSQL. */
 export function sqliteOf(db: Db): SqliteDb | undefined {
   return db instanceof PgDatabase ? undefined : (db as SqliteDb);

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { openDatabase } from './database.js';
-import type { Db } from './db.js';
+import { asDb, type Db } from './db.js';
 import { openMirrorForReading } from './open-for-reading.js';
 import { openPostgres } from './postgres/open.js';
 import { isPostgresUrl } from './postgres/target.js';
@@ -31,10 +31,7 @@ export type OpenMode =
 export function openMirror(location: MirrorLocation, mode: OpenMode): Db {
   if (isPostgresUrl(location.db)) {
     const readonly = mode === 'report' || mode === 'read';
-    return openPostgres(location.db, {
-      readonly,
-      passwordFile: location.passwordFile,
-    }) as unknown as Db;
+    return asDb(openPostgres(location.db, { readonly, passwordFile: location.passwordFile }));
   }
   if (mode === 'write') return openMirrorFile(location.db);
   if (mode === 'report') return openMirrorForReading(location.db);
@@ -44,9 +41,4 @@ export function openMirror(location: MirrorLocation, mode: OpenMode): Db {
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */
 export function mirrorMayExist(location: MirrorLocation): boolean {
   return isPostgresUrl(location.db) || existsSync(location.db);
-}
-
-/** `--db` as messages name it. */
-export function describeLocation(location: MirrorLocation): string {
-  return isPostgresUrl(location.db) ? location.db.replace(/\?.*$/, '') : location.db;
 }

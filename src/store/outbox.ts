@@ -110,7 +110,6 @@ export class OutboxRepository {
   private readonly lockStmt;
   private readonly unfinishedStmt;
   private readonly headsStmt;
-  private readonly countUnfinishedStmt;
   private readonly unfinishedByProjectStmt;
   private readonly countsStmt;
   private readonly oldestStmt;
@@ -148,10 +147,6 @@ export class OutboxRepository {
          WHERE i.project_id = o.project_id AND i.${UNFINISHED})
        ORDER BY o.id`,
     );
-    this.countUnfinishedStmt = db.prepare<[], number>(
-      `SELECT count(*) FROM outbox WHERE ${UNFINISHED}`,
-    );
-    this.countUnfinishedStmt.pluck();
     this.unfinishedByProjectStmt = db.prepare<[], { projectId: string; n: number }>(
       `SELECT project_id AS projectId, count(*) AS n FROM outbox WHERE ${UNFINISHED}
        GROUP BY project_id`,
@@ -256,11 +251,6 @@ export class OutboxRepository {
   /** The first unfinished item of each project, in queue order. */
   heads(): OutboxItem[] {
     return this.headsStmt.all().map(rowToItem);
-  }
-
-  /** How many items are pending or sending. */
-  countUnfinished(): number {
-    return this.countUnfinishedStmt.get() ?? 0;
   }
 
   /** How many items are pending or sending, by project. */

@@ -90,7 +90,7 @@ describe('OutboxRepository', () => {
     outbox.markFailed(c1 ?? 0, 'x', NOW);
     expect(outbox.heads().map((item) => item.id)).toEqual([a1, b1]);
     expect(outbox.unfinished().map((item) => item.id)).toEqual([a1, b1, a2]);
-    expect(outbox.countUnfinished()).toBe(3);
+    expect([...outbox.unfinishedByProject().values()].reduce((a, b) => a + b, 0)).toBe(3);
     outbox.markSending(a1 ?? 0, '', NOW);
     outbox.markDone(a1 ?? 0, null, null, NOW);
     expect(outbox.heads().map((item) => item.id)).toEqual([b1, a2]);

@@ -7,7 +7,7 @@ import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
 import type { Db } from '../../store/database.js';
 import { dialectOf } from '../../store/db.js';
-import { Coordination } from '../../store/postgres/coordination.js';
+import { Coordination, type DaemonRow } from '../../store/postgres/coordination.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { ProjectsRepository } from '../../store/projects.js';
@@ -37,19 +37,11 @@ export interface ProjectStatus {
   heldBy?: string | null;
 }
 
-/** A daemon sharing a PostgreSQL mirror, as `status` shows it. */
-export interface DaemonStatus {
-  host: string;
-  pid: number;
-  tokens: string[];
-  version: string;
-  startedAt: string;
-  heartbeatAt: string;
+/** A daemon sharing a PostgreSQL mirror, as `status` shows it: its row, and how lately heard. */
+export type DaemonStatus = Omit<DaemonRow, 'id'> & {
   /** Seconds since its last heartbeat. */
   heartbeatAgeSeconds: number;
-  /** The projects it holds a live lease on. */
-  projects: string[];
-}
+};
 
 /** One token: what it reads and how its quota stands. */
 export interface TokenStatus {
@@ -173,15 +165,9 @@ export function gatherStatus(db: Db, now: number): StatusReport {
 
 /** The daemons registered in a shared PostgreSQL mirror. */
 function daemonStatuses(db: Db, now: number): DaemonStatus[] {
-  return new Coordination(db).daemons().map((row) => ({
-    host: row.host,
-    pid: row.pid,
-    tokens: row.tokens,
-    version: row.version,
-    startedAt: row.startedAt,
-    heartbeatAt: row.heartbeatAt,
+  return new Coordination(db).daemons().map(({ id: _id, ...row }) => ({
+    ...row,
     heartbeatAgeSeconds: Math.max(0, Math.round((now - Date.parse(row.heartbeatAt)) / 1000)),
-    projects: row.projects,
   }));
 }
 

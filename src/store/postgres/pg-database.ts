@@ -35,11 +35,6 @@ export class PgDatabase {
     return this.isOpen;
   }
 
-  /** True inside a transaction begun by `transaction`. */
-  get inTransaction(): boolean {
-    return this.depth > 0;
-  }
-
   prepare(sql: string): PgStatement {
     return new PgStatement(this, toPostgres(sql));
   }
