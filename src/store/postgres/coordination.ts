@@ -122,27 +122,32 @@ export class Coordination {
     return this.db
       .transaction((): Acquired => {
         const held = new Set(this.renew(daemonId, ttlMs));
-        const acquired: string[] = [];
-        const take = this.db.prepare(
-          `INSERT INTO project_leases AS l (project_id, daemon_id, acquired_at, expires_at)
-           VALUES (?, ?, now(), ${LATER})
-           ON CONFLICT (project_id) DO UPDATE
-             SET daemon_id = excluded.daemon_id, acquired_at = now(), expires_at = excluded.expires_at
-             WHERE l.expires_at <= now()
-           RETURNING project_id`,
-        );
-        const recover = this.db.prepare(
-          `UPDATE outbox SET state = 'pending', claimed_by = NULL, next_attempt_at = NULL,
-             updated_at = now()
-           WHERE project_id = ? AND state = 'sending'`,
-        );
-        for (const projectId of candidates) {
-          if (held.has(projectId)) continue;
-          if (take.pluck().get(projectId, daemonId, ttlMs) === undefined) continue;
-          recover.run(projectId);
-          held.add(projectId);
-          acquired.push(projectId);
+        const wanted = [...new Set(candidates)].filter((projectId) => !held.has(projectId));
+        if (wanted.length === 0) return { acquired: [], held: [...held] };
+        // One statement for every candidate: a daemon listing many projects held by others
+        // pays one round trip a heartbeat, not one per project.
+        const acquired = this.db
+          .prepare(
+            `INSERT INTO project_leases AS l (project_id, daemon_id, acquired_at, expires_at)
+             SELECT wanted.id, @daemonId, now(), now() + make_interval(secs => @ttlMs::float8 / 1000)
+             FROM unnest(@ids::text[]) AS wanted (id)
+             ON CONFLICT (project_id) DO UPDATE
+               SET daemon_id = excluded.daemon_id, acquired_at = now(), expires_at = excluded.expires_at
+               WHERE l.expires_at <= now()
+             RETURNING project_id`,
+          )
+          .pluck()
+          .all({ daemonId, ttlMs, ids: wanted }) as string[];
+        if (acquired.length > 0) {
+          this.db
+            .prepare(
+              `UPDATE outbox SET state = 'pending', claimed_by = NULL, next_attempt_at = NULL,
+                 updated_at = now()
+               WHERE project_id = ANY (@ids::text[]) AND state = 'sending'`,
+            )
+            .run({ ids: acquired });
         }
+        for (const projectId of acquired) held.add(projectId);
         return { acquired, held: [...held] };
       })
       .immediate();
@@ -164,12 +169,19 @@ export class Coordination {
 
   /** Of `projectIds`, those no other daemon alive within `aliveMs` lists. */
   unseenByOthers(daemonId: string, projectIds: readonly string[], aliveMs: number): string[] {
-    const seen = this.db.prepare(
-      `SELECT 1 FROM daemons
-       WHERE id <> ? AND ? = ANY (projects)
-         AND heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
-    );
-    return projectIds.filter((projectId) => seen.get(daemonId, projectId, aliveMs) === undefined);
+    if (projectIds.length === 0) return [];
+    const unseen = this.db
+      .prepare(
+        `SELECT p.id FROM unnest(@ids::text[]) AS p (id)
+         WHERE NOT EXISTS (
+           SELECT 1 FROM daemons d
+           WHERE d.id <> @daemonId AND p.id = ANY (d.projects)
+             AND d.heartbeat_at > now() - make_interval(secs => @aliveMs::float8 / 1000))`,
+      )
+      .pluck()
+      .all({ ids: [...projectIds], daemonId, aliveMs }) as string[];
+    const kept = new Set(unseen);
+    return projectIds.filter((projectId) => kept.has(projectId));
   }
 
   /** The daemons alive within `aliveMs` (this one included): what each lists and how many it holds. */
@@ -186,12 +198,11 @@ export class Coordination {
 
   /** Gives up the daemon's leases of `projectIds` (to balance the projects among daemons). */
   releaseProjects(daemonId: string, projectIds: readonly string[]): void {
-    const release = this.db.prepare(
-      'DELETE FROM project_leases WHERE daemon_id = ? AND project_id = ?',
-    );
     this.db
-      .transaction(() => projectIds.forEach((projectId) => release.run(daemonId, projectId)))
-      .immediate();
+      .prepare(
+        'DELETE FROM project_leases WHERE daemon_id = @daemonId AND project_id = ANY (@ids::text[])',
+      )
+      .run({ daemonId, ids: [...projectIds] });
   }
 
   /** Gives up the daemon's leases and its row (a clean stop): others take over at once. */
