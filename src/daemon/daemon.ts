@@ -205,6 +205,7 @@ export class Daemon {
       this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     } else {
       leases.onAcquired((projectIds) => this.takeOver(projectIds));
+      leases.advertise();
     }
     this.realtime?.start(signal);
     this.pusher.start(signal);

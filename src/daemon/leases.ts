@@ -51,6 +51,8 @@ export class LeaseKeeper implements ProjectClaims {
    */
   private renewedAt = 0;
   private visible: string[] = [];
+  /** True once `advertise()` was called: others may then hand this process projects. */
+  private advertised = false;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   /** Projects given back to share them out, and until when (Date.now()) not to take them again. */
@@ -92,9 +94,19 @@ export class LeaseKeeper implements ProjectClaims {
 
   listed(projectIds: readonly string[]): string[] {
     this.visible = [...projectIds];
-    this.coordination.publishVisible(this.identity.id, this.visible);
+    if (this.advertised) this.coordination.publishVisible(this.identity.id, this.visible);
     this.take(this.visible);
     return this.visible.filter((projectId) => this.mine(projectId));
+  }
+
+  /**
+   * Tells the others what this process's tokens list, from now on: they then count it when they
+   * share the projects out, and may give it some. A long-running daemon advertises; a one-shot
+   * `sync` or `push` does not, so that no project is handed to a process about to exit.
+   */
+  advertise(): void {
+    this.advertised = true;
+    if (this.visible.length > 0) this.coordination.publishVisible(this.identity.id, this.visible);
   }
 
   removable(projectIds: readonly string[]): string[] {
@@ -134,7 +146,7 @@ export class LeaseKeeper implements ProjectClaims {
       const startedAt = Date.now();
       const renewed = this.coordination.heartbeat(
         this.identity,
-        this.visible,
+        this.advertised ? this.visible : [],
         this.leaseMs,
         this.staleMs,
       );

@@ -186,7 +186,13 @@ describe('three daemons over one PostgreSQL mirror', () => {
     const victimProjects = PROJECTS.filter((p) => settled.get(p) === victimPid);
     // Its first creates reach the service and commit only after it is dead: the survivor that
     // takes over sends them again, with their keys.
-    sim.faults.delay({ route: 'createTask', ms: 1_000, count: 2 });
+    let createArrived = false;
+    sim.faults.delay({
+      route: 'createTask',
+      ms: 1_000,
+      count: 2,
+      when: () => (createArrived = true),
+    });
     const names: string[] = [];
     for (const projectId of victimProjects) {
       for (let n = 1; n <= 3; n++) {
@@ -207,12 +213,8 @@ describe('three daemons over one PostgreSQL mirror', () => {
         );
       }
     }
-    await until('a create in flight', async () => {
-      const { rows } = await client.query(
-        `SELECT 1 FROM projmirror.outbox WHERE state = 'sending'`,
-      );
-      return rows.length > 0 ? true : undefined;
-    });
+    // Killed once a create has reached the service, which commits it only after the kill.
+    await until('a create in flight', () => Promise.resolve(createArrived ? true : undefined));
     const victim = daemons.find((daemon) => daemon.child.pid === victimPid)!;
     const killedAt = Date.now();
     victim.child.kill('SIGKILL');

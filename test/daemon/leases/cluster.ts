@@ -77,6 +77,8 @@ export class Cluster {
   start(slot: number, visible: string[]): { daemon: Daemon; listed: string[] } {
     const daemon = this.open(slot, visible);
     this.running.set(slot, daemon);
+    // As `Daemon.start` does: a long-running daemon lets the others count what it lists.
+    daemon.keeper.advertise();
     return { daemon, listed: daemon.keeper.listed(visible) };
   }
 
