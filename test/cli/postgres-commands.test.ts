@@ -97,6 +97,17 @@ describe('the commands on a PostgreSQL mirror', () => {
     expect(exported.code).toBe(0);
     expect(readdirSync(out)).toContain('v_tasks.csv');
     expect(readFileSync(join(out, 'v_tasks.csv'), 'utf8').trim().split('\n')).toHaveLength(25);
+    // --timezone takes "today" in that zone for this reader's session only (the mirror keeps UTC).
+    const zoned = await runCli(['report', '--db', url, '--timezone', 'Pacific/Kiritimati'], {
+      cwd: dir,
+    });
+    expect(zoned.code).toBe(0);
+    expect(zoned.stdout).toMatch(
+      /^Project progress \(2 projects, \d{4}-\d{2}-\d{2} Pacific\/Kiritimati\)/m,
+    );
+    const plain = await runCli(['report', '--db', url], { cwd: dir });
+    expect(plain.stdout).toMatch(/^Project progress \(2 projects, \d{4}-\d{2}-\d{2} UTC\)/m);
+
     const html = join(dir, 'report.html');
     const report = await runCli(['report', '--db', url, '--html', html], { cwd: dir });
     expect(report.code).toBe(0);

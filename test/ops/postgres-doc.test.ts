@@ -113,6 +113,16 @@ describe('the README on PostgreSQL', () => {
         await bi.end();
       }
 
+      // The other TLS modes the README names: require (encrypted, unverified) and verify-ca.
+      for (const mode of ['sslmode=require', `sslmode=verify-ca&sslrootcert=${caFile}`]) {
+        const db = `postgres://bi@127.0.0.1:${server.port}/mirror?${mode}`;
+        const shown = await runCli(['status', '--db', db, '--db-password-file', biPassword], {
+          cwd: dir,
+        });
+        expect(shown.stderr).toBe('');
+        expect(shown.stdout).toMatch(/^daemons: none running on this PostgreSQL mirror$/m);
+      }
+
       // verify-full without the database's CA refuses the server's certificate.
       const untrusted = await runCli(
         ['status', '--db', biUrl.replace(/&sslrootcert=.*$/, ''), '--db-password-file', biPassword],
@@ -120,6 +130,19 @@ describe('the README on PostgreSQL', () => {
       );
       expect(untrusted.code).not.toBe(0);
       expect(untrusted.stderr).toMatch(/^projmirror: cannot connect to .*certificate/);
+      // verify-ca checks the chain too, only not the name.
+      const untrustedCa = await runCli(
+        [
+          'status',
+          '--db',
+          `postgres://bi@127.0.0.1:${server.port}/mirror?sslmode=verify-ca`,
+          '--db-password-file',
+          biPassword,
+        ],
+        { cwd: dir },
+      );
+      expect(untrustedCa.code).not.toBe(0);
+      expect(untrustedCa.stderr).toMatch(/^projmirror: cannot connect to .*certificate/);
 
       // A wrong password is one line naming the database, without the password.
       writeFileSync(join(credentials, 'db-password'), 'not-it');

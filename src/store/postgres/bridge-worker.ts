@@ -37,6 +37,10 @@ const types = {
   },
 };
 
+// verify-ca: the certificate chain is checked, not the server's name (a function cannot be
+// passed to a worker, so the main thread sends a flag; see SKIP_NAME_CHECK in target.ts).
+const { projmirrorSkipNameCheck, ...ssl } = typeof config.ssl === 'object' ? config.ssl : {};
+if (projmirrorSkipNameCheck) config.ssl = { ...ssl, checkServerIdentity: () => undefined };
 const pool = new pg.Pool({ ...config, types });
 // An idle connection the server drops is replaced at the next request; the pool must not crash.
 pool.on('error', () => {});

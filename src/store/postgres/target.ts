@@ -26,6 +26,9 @@ export const PG_LOCK_TIMEOUT_MS = 10_000;
 export const PG_IDLE_IN_TRANSACTION_MS = 60_000;
 
 const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
+
+/** The TLS option (read by the bridge's worker) that skips the check of the server's name. */
+export const SKIP_NAME_CHECK = 'projmirrorSkipNameCheck';
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** A PostgreSQL mirror's connection settings, schema, and a name for messages. */
@@ -111,7 +114,8 @@ function sslOptions(params: URLSearchParams): PoolConfig['ssl'] {
   // node-postgres checks the name against the host it connects to (an IP against the IP SANs).
   if (mode === 'verify-full') return ca ? { ca } : {};
   // verify-ca (and require with a root certificate, as libpq has it): the chain, not the name.
-  return { ...(ca ? { ca } : {}), checkServerIdentity: () => undefined };
+  // A function cannot cross into the bridge's worker: the worker turns this flag into one.
+  return { ...(ca ? { ca } : {}), [SKIP_NAME_CHECK]: true } as PoolConfig['ssl'];
 }
 
 function readPassword(source: PasswordSource): string | undefined {
