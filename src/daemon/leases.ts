@@ -92,8 +92,13 @@ export class LeaseKeeper implements ProjectClaims {
     throw new NotHeldError(projectId);
   }
 
-  listed(projectIds: readonly string[]): string[] {
-    this.visible = [...projectIds];
+  /**
+   * An incomplete listing (one of several tokens failed) adds to what the daemon lists and drops
+   * nothing: a project only the failing token sees must not look unseen to the other daemons,
+   * which would remove it from the mirror.
+   */
+  listed(projectIds: readonly string[], complete = true): string[] {
+    this.visible = complete ? [...projectIds] : [...new Set([...this.visible, ...projectIds])];
     if (this.advertised) this.coordination.publishVisible(this.identity.id, this.visible);
     this.take(this.visible);
     return this.visible.filter((projectId) => this.mine(projectId));

@@ -16,10 +16,10 @@ export interface ProjectClaims {
    */
   fence(projectId: string): void;
   /**
-   * After a complete listing, the projects the tokens see: takes those it can, and returns the
-   * ones this process mirrors now.
+   * After a listing, the projects the tokens see: takes those it can, and returns the ones this
+   * process mirrors now. `complete` is false when one of several tokens failed to list.
    */
-  listed(projectIds: readonly string[]): string[];
+  listed(projectIds: readonly string[], complete?: boolean): string[];
   /** Of the mirrored projects no longer listed, those that may be deleted (no one else sees them). */
   removable(projectIds: readonly string[]): string[];
 }

@@ -101,7 +101,13 @@ export class Mirror {
     // Daemons sharing a mirror each pass the listed projects they hold (see ProjectClaims), of
     // those asked for (`--projects`): a project left out is not leased either.
     const asked = projectIds ?? [...listed.keys()];
-    const mine = new Set(this.claims.listed(asked.filter((id) => listed.has(id))));
+    const complete = report.listingError === undefined;
+    const mine = new Set(
+      this.claims.listed(
+        asked.filter((id) => listed.has(id)),
+        complete,
+      ),
+    );
     report.heldElsewhere = asked.filter((id) => listed.has(id) && !mine.has(id)).sort();
     let ids = asked.filter((id) => mine.has(id) || !listed.has(id));
     if (projectIds === undefined && report.listingError === undefined) {

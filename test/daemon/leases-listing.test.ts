@@ -1,0 +1,52 @@
+/**
+ * What a daemon sharing a PostgreSQL mirror tells the others it lists: an incomplete listing
+ * (one of its tokens failed) keeps what it listed before, so that a project only that token
+ * sees never looks unseen to another daemon, which would remove it from the mirror.
+ */
+import pino from 'pino';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { LeaseKeeper } from '../../src/daemon/leases.js';
+import { openMirror } from '../../src/store/open.js';
+import { startPostgres, type PgServer } from '../fixtures/postgres.js';
+
+let server: PgServer;
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+
+function keeper(url: string, label: string): LeaseKeeper {
+  const db = openMirror({ db: url }, 'write');
+  const leases = new LeaseKeeper({
+    db,
+    tokens: [label],
+    version: 'test',
+    logger: pino({ level: 'silent' }),
+    autoRenew: false,
+  });
+  leases.advertise();
+  onTestFinished(() => {
+    leases.stop();
+    db.close();
+  });
+  return leases;
+}
+
+describe('a daemon listing projects on a shared mirror', () => {
+  it('keeps advertising what an incomplete listing missed; a complete one drops it', async () => {
+    const url = await server.database();
+    const a = keeper(url, 'a');
+    const b = keeper(url, 'b');
+    expect(a.listed(['p_1', 'p_2'])).toEqual(['p_1', 'p_2']);
+    b.listed([]);
+    expect(b.removable(['p_1', 'p_2'])).toEqual([]);
+
+    // a's token for p_2 failed to list: p_2 is still a's, not unseen.
+    expect(a.listed(['p_1'], false)).toEqual(['p_1', 'p_2']);
+    expect(b.removable(['p_1', 'p_2'])).toEqual([]);
+
+    // A complete listing without p_2: p_2 is gone for every token.
+    a.listed(['p_1']);
+    expect(b.removable(['p_1', 'p_2'])).toEqual(['p_2']);
+  });
+});
