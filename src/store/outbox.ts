@@ -108,6 +108,8 @@ export class OutboxRepository {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly lockStmt;
+  /** On PostgreSQL, what `markSending` records in `claimed_by`; undefined on SQLite (no column). */
+  private readonly claimant: string | null | undefined;
   private readonly unfinishedStmt;
   private readonly headsStmt;
   private readonly unfinishedByProjectStmt;
@@ -129,6 +131,7 @@ export class OutboxRepository {
   constructor(db: Db, claimant?: string) {
     this.db = db;
     const shared = dialectOf(db) === 'postgres';
+    this.claimant = shared ? (claimant ?? null) : undefined;
     this.insertStmt = db.prepare<
       [string, string, string | null, string, string | null, string, string],
       { id: number; idempotency_key: string }
@@ -160,7 +163,7 @@ export class OutboxRepository {
     this.oldestStmt.pluck();
     this.sendingStmt = db.prepare(
       `UPDATE outbox SET state = 'sending', attempts = attempts + 1, request_body = ?,
-         next_attempt_at = NULL, updated_at = ?${shared ? `, claimed_by = ${quoteText(claimant)}` : ''}
+         next_attempt_at = NULL, updated_at = ?${shared ? ', claimed_by = ?' : ''}
        WHERE id = ?`,
     );
     // Another daemon's claim in progress is skipped, not waited for.
@@ -276,7 +279,8 @@ export class OutboxRepository {
 
   /** Moves an item to `sending`, counting one more attempt, with the exact body it is sent with. */
   markSending(id: number, requestBody: string, now: number): void {
-    this.sendingStmt.run(requestBody, isoTime(now), id);
+    const claimedBy = this.claimant === undefined ? [] : [this.claimant];
+    this.sendingStmt.run(requestBody, isoTime(now), ...claimedBy, id);
   }
 
   /** Marks an item failed for good, with `error` as its `last_error`. */
@@ -314,9 +318,4 @@ export class OutboxRepository {
   remove(id: number): void {
     this.deleteStmt.run(id);
   }
-}
-
-/** A text as an SQL literal (NULL for none). */
-function quoteText(text: string | undefined): string {
-  return text === undefined ? 'NULL' : `'${text.replaceAll("'", "''")}'`;
 }

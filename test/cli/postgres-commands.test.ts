@@ -61,6 +61,11 @@ describe('the commands on a PostgreSQL mirror', () => {
         [task.id],
       );
       expect(rows).toEqual([{ progress: 77, state: 'done' }]);
+      // The item records who sent it: the push process, as its daemons row named it.
+      const claimed = await client.query<{ claimed_by: string }>(
+        'SELECT claimed_by FROM projmirror.outbox',
+      );
+      expect(claimed.rows[0]!.claimed_by).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
     } finally {
       await client.end();
     }
