@@ -69,6 +69,13 @@ describe('the PostgreSQL bridge', () => {
       { name: 'taskCount' },
     ]);
     expect([...db.prepare('SELECT id FROM t').pluck().iterate()]).toEqual(['a']);
+    // The session as the README describes it: our schema, UTC, bounded waits.
+    const setting = (name: string) =>
+      db.prepare('SELECT current_setting(?)').pluck().get(name) as string;
+    expect(setting('search_path')).toBe('projmirror');
+    expect(setting('TimeZone')).toBe('UTC');
+    expect(setting('lock_timeout')).toBe('10s');
+    expect(setting('idle_in_transaction_session_timeout')).toBe('1min');
   });
 
   it('commits a transaction whole, rolls it back whole, and nests as savepoints', () => {
