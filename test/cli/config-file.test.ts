@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_NODE_ARGS, runCli, type CliRun } from '../fixtures/cli.js';
+import { runCli, type CliRun } from '../fixtures/cli.js';
+import { cliArgsReadableByAll } from '../fixtures/readable-copy.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
@@ -19,14 +20,17 @@ function expectUsageLine(run: CliRun, pattern: RegExp): void {
   expect(run.stderr).not.toMatch(/YError|\n\s+at /);
 }
 
-/** `projmirror ...args` as the unprivileged user (root reads any file, the service user does not). */
+/**
+ * `projmirror ...args` as the unprivileged user (root reads any file, the service user does not),
+ * from a copy that user can read wherever the checkout lives.
+ */
 function runAsNobody(args: string[]): CliRun {
   const command = process.getuid?.() === 0 ? 'setpriv' : process.execPath;
   const prefix =
     command === 'setpriv'
       ? [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath]
       : [];
-  const result = spawnSync(command, [...prefix, ...CLI_NODE_ARGS, ...args], {
+  const result = spawnSync(command, [...prefix, ...cliArgsReadableByAll(), ...args], {
     cwd: '/',
     encoding: 'utf8',
     timeout: 30_000,

@@ -3,7 +3,8 @@ import {
   chmodSync,
   chownSync,
   copyFileSync,
-  existsSync,
+  cpSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   readlinkSync,
@@ -11,7 +12,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../fixtures/db.js';
@@ -26,24 +27,39 @@ const VERSION = (
   JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }
 ).version;
 
-/** A checkout as a user has it after `npm ci`: the repository's files, its node_modules. */
+/** Whether `.gitignore` (plain names, `dir/` and `*` globs, as ours has) leaves a name out. */
+function ignoredBy(gitignore: string): (name: string, isDirectory: boolean) => boolean {
+  const rules = gitignore
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => ({
+      directoryOnly: line.endsWith('/'),
+      pattern: new RegExp(
+        `^${line
+          .replace(/\/$/, '')
+          .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')}$`,
+      ),
+    }));
+  return (name, isDirectory) =>
+    name === '.git' ||
+    name.endsWith('.tgz') ||
+    rules.some((rule) => (!rule.directoryOnly || isDirectory) && rule.pattern.test(name));
+}
+
+/**
+ * A checkout as a user has it after `npm ci`, from a clone or an unpacked source tarball alike
+ * (no git needed): the repository's files but what `.gitignore` leaves out, and its node_modules.
+ */
 function checkout(): string {
   const dir = join(tempDir('projmirror-checkout-'), 'projmirror');
-  mkdirSync(dir);
-  const files = execFileSync(
-    'git',
-    ['ls-files', '--cached', '--others', '--exclude-standard', '-z'],
-    {
-      cwd: REPO,
-      encoding: 'utf8',
-    },
-  );
-  for (const file of files
-    .split('\0')
-    .filter((name) => name !== '' && existsSync(join(REPO, name)))) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    copyFileSync(join(REPO, file), join(dir, file));
-  }
+  const ignored = ignoredBy(readFileSync(join(REPO, '.gitignore'), 'utf8'));
+  cpSync(REPO, dir, {
+    recursive: true,
+    filter: (source) =>
+      source === REPO || !ignored(basename(source), lstatSync(source).isDirectory()),
+  });
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }

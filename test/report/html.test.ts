@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 /**
- * The HTML report in a real browser: the system's headless Chromium (Debian's `chromium`, which
- * .ci/run installs when it is missing) loads the file from disk, driven by playwright-core.
+ * The HTML report in a real browser: a headless Chromium (the one `@sparticuz/chromium` ships
+ * inside its npm package, or the system's named by CHROMIUM_PATH) loads the file from disk,
+ * driven by playwright-core.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import bundledChromium from '@sparticuz/chromium';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -13,21 +14,19 @@ import { runCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { buildReportMirror } from './mirror.js';
 
-/** The system Chromium: CHROMIUM_PATH, else the first of the usual names on PATH. */
-function chromiumPath(): string {
-  const candidates = [process.env['CHROMIUM_PATH'], 'chromium', 'chromium-browser'];
-  for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '') continue;
-    if (candidate.includes('/') && existsSync(candidate)) return candidate;
-    try {
-      return execFileSync('which', [candidate], { encoding: 'utf8' }).trim();
-    } catch {
-      // not on PATH: try the next name
-    }
+/**
+ * The browser: `CHROMIUM_PATH` when set (a system Chromium, with the flags a root user needs),
+ * else the Chromium that npm brought inside `@sparticuz/chromium`, with its own flags.
+ */
+async function launchChromium(): Promise<Browser> {
+  const system = process.env['CHROMIUM_PATH'];
+  if (system !== undefined && system !== '') {
+    return chromium.launch({ executablePath: system, args: ['--no-sandbox'] });
   }
-  throw new Error(
-    'no Chromium: install Debian package chromium (.ci/run does) or set CHROMIUM_PATH',
-  );
+  return chromium.launch({
+    executablePath: await bundledChromium.executablePath(),
+    args: bundledChromium.args,
+  });
 }
 
 /** How many pages a PDF has. */
@@ -39,7 +38,7 @@ describe('report --html in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
