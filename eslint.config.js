@@ -13,8 +13,19 @@ const allowed = {
   mirror: ['domain', 'store', 'budget'],
   outbox: ['domain', 'store', 'budget'],
   report: ['domain', 'store'],
+  units: ['domain', 'store', 'mirror', 'outbox'],
   tokens: ['domain', 'budget'],
-  daemon: ['domain', 'store', 'remote', 'budget', 'mirror', 'outbox', 'realtime', 'tokens'],
+  daemon: [
+    'domain',
+    'store',
+    'units',
+    'remote',
+    'budget',
+    'mirror',
+    'outbox',
+    'realtime',
+    'tokens',
+  ],
   cli: [
     'domain',
     'store',
@@ -26,6 +37,7 @@ const allowed = {
     'sim',
     'report',
     'daemon',
+    'units',
     'tokens',
   ],
 };

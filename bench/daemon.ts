@@ -28,7 +28,7 @@ export async function startBenchDaemon(
   sim: Simulator,
   options: BenchDaemonOptions,
 ): Promise<BenchDaemon> {
-  const bench = createBenchDaemon(sim, options);
+  const bench = await createBenchDaemon(sim, options);
   await bench.daemon.start();
   return bench;
 }
@@ -37,9 +37,12 @@ export async function startBenchDaemon(
  * Wires a daemon on a fresh mirror of `sim` without starting it: on a manual clock the caller
  * must step time while `daemon.start()` runs its first sync.
  */
-export function createBenchDaemon(sim: Simulator, options: BenchDaemonOptions): BenchDaemon {
+export async function createBenchDaemon(
+  sim: Simulator,
+  options: BenchDaemonOptions,
+): Promise<BenchDaemon> {
   const mirror = tempMirror();
-  const engine = benchEngine(sim.baseUrl, sim.token, mirror.db, {
+  const engine = await benchEngine(sim.baseUrl, sim.token, mirror.db, {
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let connected = false;

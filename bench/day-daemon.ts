@@ -41,7 +41,7 @@ export interface DayResult {
 export async function daemonDay(realtime: boolean): Promise<DayResult> {
   const started = performance.now();
   const workload = await startDayWorkload();
-  const bench = createBenchDaemon(workload.sim, {
+  const bench = await createBenchDaemon(workload.sim, {
     clock: workload.clock,
     realtime,
     daemon: { outboxIdleMs: OUTBOX_IDLE_MS },

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
-import { wireEngine, type Engine, type EngineOptions } from '../src/daemon/wiring.js';
+import { openEngine, type Engine, type EngineOptions } from '../src/daemon/wiring.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { singleToken } from '../src/tokens/index.js';
 
@@ -126,12 +126,12 @@ export function benchEngine(
   token: string,
   db: EngineOptions['db'],
   options: Omit<EngineOptions, 'db' | 'logger'> & { limits?: boolean } = {},
-): Engine {
+): Promise<Engine> {
   const { limits = true, ...engineOptions } = options;
   const governor = limits
     ? engineOptions.governor
     : { ...engineOptions.governor, burstLimit: UNLIMITED_WINDOW, ipLimit: UNLIMITED_WINDOW };
-  return wireEngine(
+  return openEngine(
     { baseUrl: new URL(baseUrl), tokens: singleToken(token) },
     { ...engineOptions, ...(governor ? { governor } : {}), db, logger: silentLogger },
   );

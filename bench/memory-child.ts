@@ -28,7 +28,7 @@ async function main(baseUrl: string, token: string): Promise<MemoryReport> {
       const outside = usage.rss - usage.heapTotal;
       peakOutsideHeapKib = Math.max(peakOutsideHeapKib, Math.round(outside / 1024));
     };
-    const engine = benchEngine(baseUrl, token, mirror.db, { limits: false });
+    const engine = await benchEngine(baseUrl, token, mirror.db, { limits: false });
     engine.onProgress(sample);
     collectGarbage();
     const idleRssKib = Math.round(process.memoryUsage.rss() / 1024);

@@ -6,6 +6,7 @@
  * 8b: passes that commit real work while another process runs a heavy report query in a loop on
  * its own connection; no pass may wait on the reader's locks (see `postgres-readers.ts`).
  */
+import { openMirror } from '../src/store/open.js';
 import { readFileSync } from 'node:fs';
 import type { Db } from '../src/store/db.js';
 import { startPgServer } from '../test/fixtures/pg-server.js';
@@ -43,13 +44,17 @@ export async function postgresBenchmarks(tasks = PG_COLD_SYNC_TASKS): Promise<Fi
   const server = await startPgServer({ settings: PROFILED_SERVER_SETTINGS });
   const mirror = tempMirror();
   try {
-    const sqlite = benchEngine(sim.baseUrl, sim.token, mirror.db, { limits: false });
+    const sqlite = await benchEngine(sim.baseUrl, sim.token, mirror.db, { limits: false });
     const onSqlite = await timedPass(() => sqlite.mirror.syncAll());
     const warmOnSqlite = await timedPass(() => sqlite.mirror.syncAll());
     await sqlite.close();
     const dbUrl = await server.database();
     const statistics = new StatementStatistics(dbUrl);
-    const engine = benchEngine(sim.baseUrl, sim.token, dbUrl, { limits: false });
+    const pgDb = openMirror({ db: dbUrl }, 'write');
+    const engine = Object.assign(
+      await benchEngine(sim.baseUrl, sim.token, pgDb, { limits: false }),
+      { db: pgDb },
+    );
     try {
       const sync = () => engine.mirror.syncAll();
       const cold = await profiledPass(engine.db, statistics, sync);
@@ -67,6 +72,7 @@ export async function postgresBenchmarks(tasks = PG_COLD_SYNC_TASKS): Promise<Fi
       ];
     } finally {
       await engine.close();
+      pgDb.close();
     }
   } finally {
     mirror.dispose();

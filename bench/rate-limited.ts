@@ -44,7 +44,7 @@ async function limitedSync(tasks: number): Promise<LimitedRun> {
   const mirror = tempMirror();
   let rateLimited = 0;
   try {
-    const engine = benchEngine(sim.baseUrl, sim.token, mirror.db);
+    const engine = await benchEngine(sim.baseUrl, sim.token, mirror.db);
     engine.onResponse((metric) => {
       if (metric.status === 429) rateLimited += 1;
     });

@@ -9,7 +9,7 @@
  * wall time is the windows', not the CPU's.
  */
 import type { Engine } from '../src/daemon/wiring.js';
-import { wireEngine } from '../src/daemon/wiring.js';
+import { openEngine } from '../src/daemon/wiring.js';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
 import { singleToken, type TokenCredential } from '../src/tokens/index.js';
 import { duration, num, type Figure } from './figure.js';
@@ -52,7 +52,7 @@ async function coldSync(
   let rateLimited = 0;
   let engine: Engine | undefined;
   try {
-    engine = wireEngine(
+    engine = await openEngine(
       { baseUrl: new URL(sim.baseUrl), tokens: tokensOf(sim) },
       { db: mirror.db, logger: silentLogger },
     );

@@ -4,8 +4,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { createLogger, stdoutIsJournal } from '../daemon/logger.js';
-import { wireEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
-import { recordTimeZone } from '../store/timezone.js';
+import { openEngine, type Engine, type EngineOptions } from '../daemon/wiring.js';
 import {
   mirrorOptions,
   parseTimeZone,
@@ -22,7 +21,8 @@ export interface Session {
   /** On a terminal, where the logger writes: a progress bar registers with it. */
   logLines: TerminalLogLines | undefined;
   engine: Engine;
-  close(): Promise<void>;
+  /** Closes the engine; `abandon` leaves a unit waiting on the database to its rollback. */
+  close(options?: { abandon?: boolean }): Promise<void>;
 }
 
 /** Where a command's log lines go, and how they look. */
@@ -60,15 +60,15 @@ export function openCommandLogger(
 }
 
 /** Checks the options (usage errors before any I/O), then opens the logger and the engine. */
-export function openSession(
+export async function openSession(
   args: Record<string, unknown>,
   engineOptions: Omit<EngineOptions, 'db' | 'logger'> = {},
-): Session {
+): Promise<Session> {
   const settings = resolveRemoteSettings(args);
   const timezone = parseTimeZone(args['timezone']);
   const secrets = settings.tokens.map((token) => token.secret);
   const { logger, logLines } = openCommandLogger(args, secrets);
-  const engine = wireEngine(
+  const engine = await openEngine(
     {
       baseUrl: settings.baseUrl,
       tokens: settings.tokens,
@@ -79,10 +79,10 @@ export function openSession(
   );
   try {
     // Readers of the mirror (BI tools, report) take "today" from the zone recorded here.
-    if (timezone !== undefined) recordTimeZone(engine.db, timezone, Date.now());
+    if (timezone !== undefined) await engine.store.state.recordTimeZone(timezone, Date.now());
   } catch (error) {
-    void engine.close();
+    await engine.close();
     throw error;
   }
-  return { settings, logger, logLines, engine, close: () => engine.close() };
+  return { settings, logger, logLines, engine, close: (options) => engine.close(options) };
 }

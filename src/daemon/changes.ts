@@ -35,13 +35,13 @@ export class ChangeApplier {
   constructor(private readonly options: ChangeApplierOptions) {}
 
   /**
-   * Applies an event that carries its record (or an authoritative delete); no request. Throws
-   * when the event does not check: the caller turns it into a hint.
+   * Applies an event that carries its record (or an authoritative delete); no request. Rejects
+   * when the event does not check (the caller turns it into a hint) or the store cannot take it.
    */
-  applyEvent(event: RealtimeEvent): void {
+  async applyEvent(event: RealtimeEvent): Promise<void> {
     const { mirror, logger } = this.options;
     try {
-      const outcome = mirror.writer.applyEvent(event);
+      const outcome = await mirror.writer.applyEvent(event);
       this.options.onApplied?.(event, outcome);
       if (outcome === 'unknown_project') {
         logger.info({ projectId: event.projectId }, 'event for a project not mirrored yet');
@@ -65,7 +65,9 @@ export class ChangeApplier {
         task === null
           ? { op: 'remove', type: 'task', projectId, id: request.taskId }
           : { op: 'put', type: 'task', projectId, record: task };
-      if (mirror.writer.applyFetched(projectId, [change], 'getTask') === 'unknown_project') {
+      if (
+        (await mirror.writer.applyFetched(projectId, [change], 'getTask')) === 'unknown_project'
+      ) {
         await this.options.syncProject(projectId, signal);
       }
       return;
@@ -76,7 +78,7 @@ export class ChangeApplier {
       if (list === undefined) continue;
       const records = await list.read(remote, projectId, call);
       const change: RecordChange = { op: 'replace', type: list.type, projectId, records };
-      mirror.writer.applyFetched(projectId, [change], list.route);
+      await mirror.writer.applyFetched(projectId, [change], list.route);
     }
   }
 }

@@ -6,11 +6,17 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
-import { errorLine, type Clock } from '../domain/index.js';
+import {
+  errorLine,
+  MalformedResponseError,
+  type Clock,
+  type RealtimeEvent,
+} from '../domain/index.js';
 import type { OutboxPusher } from '../outbox/index.js';
 import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.js';
-import { isoTime, type Db } from '../store/database.js';
-import { DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import { isoTime } from '../store/database.js';
+import { STATE_KEYS } from '../store/daemon-state.js';
+import type { Store } from '../store/port.js';
 import { ChangeApplier } from './changes.js';
 import { engineMetricsSources } from './metrics-sources.js';
 import { ListingRetry } from './listing-retry.js';
@@ -20,10 +26,9 @@ import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON, Schedules } fro
 import type { MetricsSources } from './metrics.js';
 import type { ProjectSyncResult } from '../mirror/index.js';
 import type { Engine } from './wiring.js';
-import { MirrorFacts } from '../store/mirror-facts.js';
-import { ProjectsRepository } from '../store/projects.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
+import { StoreWatch, type StoreHealth } from './store-watch.js';
 import { planForTokens } from './token-plan.js';
 
 /**
@@ -58,6 +63,8 @@ export interface DaemonOptions {
   refreshesPerProjectHour?: number;
   /** Jitter source in [0, 1) for the failed-pass backoff; `Math.random` by default. */
   random?: () => number;
+  /** Units waiting this long with none completing make the store unhealthy (`DEFAULT_STORE_STALL_MS`). */
+  storeStallMs?: number;
 }
 
 /** What `status` shows of the start-up reconcile: when it began and ended. */
@@ -73,9 +80,12 @@ export class Daemon {
   readonly clock: Clock;
   private readonly options: DaemonOptions;
   private readonly logger: Logger;
-  private readonly facts: MirrorFacts;
-  private readonly projects: ProjectsRepository;
-  private readonly state: DaemonStateRepository;
+  private readonly store: Store;
+  /** What the plan and the poll schedule read of the mirror, as last read (after each pass). */
+  private facts: Array<{ id: string; taskCount: number; lastPassAt: number | undefined }> = [];
+  /** Projects whose event the store could not take: passed once it answers again. */
+  private readonly awaitingStore = new Set<string>();
+  private readonly storeWatch: StoreWatch;
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
@@ -96,18 +106,21 @@ export class Daemon {
     this.options = options;
     setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
     const { engine } = options;
-    const { db } = engine;
+    this.store = engine.store;
     this.clock = engine.clock;
     this.logger = options.logger.child({ subsystem: 'daemon' });
-    this.facts = new MirrorFacts(db);
-    this.projects = new ProjectsRepository(db);
-    this.state = new DaemonStateRepository(db);
+    this.storeWatch = new StoreWatch({
+      store: this.store,
+      logger: this.logger,
+      ...optional('stallMs', options.storeStallMs),
+      onBack: () => this.storeBack(),
+    });
     this.scheduler = new PollScheduler({
       clock: this.clock,
       logger: this.logger,
       plan: () => this.plan(),
       poll: (projectId, signal) => this.syncProject(projectId, signal, 'poll'),
-      lastPassAt: (projectId) => this.facts.lastPassAt(projectId),
+      lastPassAt: (projectId) => this.facts.find((fact) => fact.id === projectId)?.lastPassAt,
       ...(options.random ? { random: options.random } : {}),
     });
     this.listingRetry = new ListingRetry(
@@ -139,15 +152,7 @@ export class Daemon {
       clock: this.clock,
       logger: this.logger,
       ...(options.coalesceMs === undefined ? {} : { windowMs: options.coalesceMs }),
-      onEvent: (event) => {
-        // On a shared mirror, a project another daemon holds is its to write.
-        if (!this.mayWrite(event.projectId)) return;
-        try {
-          this.applier.applyEvent(event);
-        } catch {
-          this.coalescer.push({ kind: 'hint', projectId: event.projectId, reason: 'bad data' });
-        }
-      },
+      onEvent: (event) => this.track(this.applyEvent(event)),
       onRefresh: (request) => this.refresh(request),
     });
     this.realtime = options.realtime
@@ -166,18 +171,64 @@ export class Daemon {
       reconcile: async () => {
         await this.reconcile(this.controller.signal);
       },
-      pruneHistory: () => {
+      pruneHistory: async () => {
         const days = options.historyRetentionDays ?? DEFAULT_HISTORY_RETENTION_DAYS;
-        const removed = this.facts.pruneHistory(this.clock.now(), days);
+        const removed = await this.store.facts.pruneHistory(this.clock.now(), days);
         this.logger.info({ removed, days }, 'history pruned');
       },
     });
   }
 
-  /** False for a mirrored project another daemon holds (a shared PostgreSQL mirror). */
-  private mayWrite(projectId: string): boolean {
+  /**
+   * Writes an event into the mirror, unless another daemon holds its project (a shared
+   * PostgreSQL mirror). An event that does not check becomes a hint; one the store could not
+   * take (a lock held too long, the database away) makes its project due for a pass as soon as
+   * the store answers again, so that nothing it said is lost.
+   */
+  private async applyEvent(event: RealtimeEvent): Promise<void> {
     const { claims } = this.options.engine;
-    return claims.mine(projectId) || this.projects.data(projectId) === undefined;
+    try {
+      if (!claims.mine(event.projectId) && (await this.store.mirror.hasProject(event.projectId))) {
+        return;
+      }
+      await this.applier.applyEvent(event);
+    } catch (error) {
+      if (error instanceof MalformedResponseError) {
+        this.coalescer.push({ kind: 'hint', projectId: event.projectId, reason: 'bad data' });
+      } else {
+        this.awaitingStore.add(event.projectId);
+        this.storeWatch.troubleSeen();
+      }
+    }
+  }
+
+  /** The store answers again: every project whose event it could not take is passed now. */
+  private storeBack(): void {
+    const due = [...this.awaitingStore];
+    this.awaitingStore.clear();
+    for (const projectId of due) this.scheduler.dueAt(projectId, this.clock.now());
+    if (due.length > 0) this.logger.info({ projects: due }, 'passing what the store missed');
+  }
+
+  /** Whether the store makes progress (see `StoreWatch`). */
+  storeHealth(): StoreHealth {
+    return this.storeWatch.health();
+  }
+
+  /** Reads again what the plan and the schedule need of the mirror. */
+  private async refreshFacts(): Promise<void> {
+    try {
+      this.facts = await this.store.facts.planFacts();
+    } catch (error) {
+      this.logger.warn({ err: errorLine(error) }, 'could not read the mirror for the plan');
+    }
+  }
+
+  /** Saves a daemon state key; a store that is away only costs a warning. */
+  private async saveState(key: string, value: unknown, at: string): Promise<void> {
+    await this.store.state.set(key, value, at).catch((error: unknown) => {
+      this.logger.warn({ key, err: errorLine(error) }, 'could not save the daemon state');
+    });
   }
 
   /** A project whose lease this daemon took over: pass it now, and push its items. */
@@ -201,8 +252,10 @@ export class Daemon {
     // `push` checks this, so that two pushers never resend each other's items (on a shared
     // PostgreSQL mirror, leases keep them apart instead).
     const { leases } = this.options.engine;
+    this.storeWatch.start();
+    await this.refreshFacts();
     if (leases === undefined) {
-      this.state.set(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
+      await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     } else {
       leases.onAcquired((projectIds) => this.takeOver(projectIds));
       leases.advertise();
@@ -223,6 +276,7 @@ export class Daemon {
   /** Stops every loop, finishing the transaction in hand, and persists what was learned. */
   async stop(): Promise<void> {
     this.controller.abort(new Error('stopping'));
+    this.storeWatch.stop();
     this.coalescer.close();
     await this.schedules.stop();
     await Promise.allSettled([
@@ -231,8 +285,12 @@ export class Daemon {
       this.pusher.stop(),
       this.realtime?.stop(),
     ]);
-    this.options.engine.persistBudget();
-    if (this.options.engine.leases === undefined) this.state.delete(STATE_KEYS.daemon);
+    await this.options.engine.persistBudget().catch((error: unknown) => {
+      this.logger.warn({ err: errorLine(error) }, 'could not save the budget');
+    });
+    if (this.options.engine.leases === undefined) {
+      await this.store.state.delete(STATE_KEYS.daemon).catch(() => undefined);
+    }
   }
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
@@ -254,8 +312,9 @@ export class Daemon {
       now: this.clock.now(),
       tokens: this.options.engine.tokens(),
       projects: this.facts
-        .taskCounts(this.options.projects)
-        .filter((project) => this.options.engine.claims.mine(project.id)),
+        .filter((project) => this.options.projects?.includes(project.id) ?? true)
+        .filter((project) => this.options.engine.claims.mine(project.id))
+        .map(({ id, taskCount }) => ({ id, taskCount })),
       foreignRatePerHour: (label) => this.foreignUse(label).ratePerHour(),
       realtimeConnected: this.realtimeConnected,
       settings: {
@@ -280,7 +339,7 @@ export class Daemon {
     const failed: string[] = [];
     if (report.error) {
       this.logger.warn({ err: report.error }, 'reconcile failed');
-      if (!signal.aborted) failed.push(...(this.options.projects ?? this.projects.ids()));
+      if (!signal.aborted) failed.push(...(this.options.projects ?? this.facts.map((f) => f.id)));
       if (!signal.aborted) this.listingRetry.failed(signal);
     } else {
       this.listingRetry.succeeded();
@@ -291,19 +350,20 @@ export class Daemon {
       else if (result.ok) this.scheduler.recordResult(result.projectId, true);
     }
     if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
-    this.afterRequests();
+    await this.refreshFacts();
+    await this.afterRequests();
     return failed;
   }
 
   /** The start-up reconcile, recorded for `status`. */
   private async startupReconcile(signal: AbortSignal): Promise<void> {
     const startedAt = isoTime(this.clock.now());
-    this.state.set(STATE_KEYS.startup, { startedAt } satisfies StartupState, startedAt);
+    await this.saveState(STATE_KEYS.startup, { startedAt } satisfies StartupState, startedAt);
     const failed = await this.reconcile(signal);
     if (signal.aborted) return;
     const finishedAt = isoTime(this.clock.now());
     const state: StartupState = { startedAt, finishedAt, failed };
-    this.state.set(STATE_KEYS.startup, state, finishedAt);
+    await this.saveState(STATE_KEYS.startup, state, finishedAt);
     this.logger.info({ failed: failed.length }, 'start-up reconcile finished');
   }
 
@@ -319,7 +379,8 @@ export class Daemon {
     if (purpose === 'refresh' && first && !signal.aborted) {
       this.scheduler.recordResult(projectId, result.ok);
     }
-    this.afterRequests();
+    await this.refreshFacts();
+    await this.afterRequests();
     return first ? result.ok : undefined;
   }
 
@@ -345,7 +406,7 @@ export class Daemon {
       const hinted = request.scope === 'all' || (request.scope === 'project' && request.hinted);
       const allowed = this.limiter.take(key, hinted ? 'hint' : 'event');
       if (allowed !== true) {
-        const ids = request.scope === 'all' ? this.projects.ids() : [request.projectId];
+        const ids = request.scope === 'all' ? this.facts.map((f) => f.id) : [request.projectId];
         for (const id of ids) this.scheduler.dueAt(id, allowed);
         this.logger.info({ projectId: key, at: isoTime(allowed) }, 'refresh deferred: cap');
         return;
@@ -355,16 +416,18 @@ export class Daemon {
   }
 
   /** Feeds the estimates of others' use and saves budgets and plan for `status`. */
-  private afterRequests(): void {
+  private async afterRequests(): Promise<void> {
     for (const { label, budget } of this.options.engine.tokens()) {
       if (budget.quotaRemaining === undefined) continue;
       this.foreignUse(label).observe(this.clock.now(), budget.quotaRemaining, budget.sentTotal);
     }
+    await this.options.engine.persistBudget().catch((error: unknown) => {
+      this.logger.warn({ err: errorLine(error) }, 'could not save the budget');
+    });
     try {
-      this.options.engine.persistBudget();
       const plan = this.plan();
       const next = Object.fromEntries(this.scheduler.dueTimes(plan));
-      this.state.set(STATE_KEYS.plan, { ...summary(plan), next }, isoTime(this.clock.now()));
+      await this.saveState(STATE_KEYS.plan, { ...summary(plan), next }, isoTime(this.clock.now()));
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'could not save the plan');
     }
@@ -417,9 +480,12 @@ function optional<K extends string>(key: K, value: number | undefined): Partial<
   return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
 }
 
-/** The pid of a `projmirror run` alive on this mirror, if any (its row outlives a crash; the pid does not). */
-export function runningDaemonPid(db: Db): number | undefined {
-  const pid = new DaemonStateRepository(db).get<{ pid?: number }>(STATE_KEYS.daemon)?.pid;
+/**
+ * The pid of a `projmirror run` alive on this mirror, if any, from its `STATE_KEYS.daemon` row
+ * (which outlives a crash; the pid does not).
+ */
+export function runningDaemonPid(saved: unknown): number | undefined {
+  const pid = (saved as { pid?: unknown } | undefined)?.pid;
   if (typeof pid !== 'number' || pid === process.pid) return undefined;
   try {
     process.kill(pid, 0);

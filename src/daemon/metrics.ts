@@ -36,9 +36,12 @@ export const UNNAMED_TOKEN = 'default';
 export interface MetricsSources {
   /** Each token's quota. */
   quota(): TokenQuota[];
-  projectTimes(): ProjectTimes[];
-  outboxDepth(): Record<string, number>;
+  /** Read from the store; a store that does not answer in time gives the last known values. */
+  projectTimes(): Promise<ProjectTimes[]>;
+  outboxDepth(): Promise<Record<string, number>>;
   realtimeConnected(): boolean;
+  /** Units of work waiting for the store, and the age of the oldest, in ms. */
+  storeQueue(): { depth: number; oldestAgeMs: number };
 }
 
 /** What the metrics say about the build. */
@@ -88,10 +91,26 @@ export class DaemonMetrics {
       help: 'Outbox items by state',
       labelNames: ['state'],
       registers,
-      collect() {
+      async collect() {
+        const depth = await sources.outboxDepth();
         this.reset();
-        for (const [state, count] of Object.entries(sources.outboxDepth()))
-          this.set({ state }, count);
+        for (const [state, count] of Object.entries(depth)) this.set({ state }, count);
+      },
+    });
+    new Gauge({
+      name: 'projmirror_store_queue_depth',
+      help: 'Units of work waiting for the database (asked, not yet answered)',
+      registers,
+      collect() {
+        this.set(sources.storeQueue().depth);
+      },
+    });
+    new Gauge({
+      name: 'projmirror_store_oldest_unit_age_seconds',
+      help: 'How long the oldest unit of work waiting for the database has waited, in seconds',
+      registers,
+      collect() {
+        this.set(sources.storeQueue().oldestAgeMs / 1000);
       },
     });
     new Gauge({
@@ -153,9 +172,10 @@ function quotaGauges(sources: MetricsSources, registers: Registry[]): void {
 /** Per project, times as Unix seconds: staleness is `time() - ...` in PromQL, at query time. */
 function projectGauges(sources: MetricsSources, registers: Registry[]): void {
   const times = (key: 'lastPassAt' | 'lastChangeAt') =>
-    function collect(this: Gauge<'project'>) {
+    async function collect(this: Gauge<'project'>) {
+      const projects = await sources.projectTimes();
       this.reset();
-      for (const project of sources.projectTimes()) {
+      for (const project of projects) {
         const at = project[key];
         if (at !== undefined) this.set({ project: project.projectId }, at / 1000);
       }

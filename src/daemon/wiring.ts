@@ -18,12 +18,16 @@ import {
 import { SOLE_OWNER, systemClock, type Clock, type ProjectClaims } from '../domain/index.js';
 import { Mirror, type SyncProgress } from '../mirror/index.js';
 import { createHttpRemote, parseRouteOverrides, type ResponseMetric } from '../remote/index.js';
-import { answersInto, OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
+import { OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { dialectOf } from '../store/db.js';
 import { openMirror } from '../store/open.js';
+import { inlineStore } from '../units/inline.js';
+import { isPostgresUrl } from '../store/postgres/target.js';
+import type { Store } from '../store/port.js';
+import { openStoreThread } from '../units/thread.js';
 import { LeaseKeeper } from './leases.js';
-import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../store/daemon-state.js';
+import { budgetKey, STATE_KEYS } from '../store/daemon-state.js';
 import {
   checkTokenSet,
   FAILOVER_WAIT_MS,
@@ -47,10 +51,12 @@ export interface ServiceSettings {
 /** What a command adds to the settings when wiring the engine. */
 export interface EngineOptions {
   /**
-   * The mirror: a file path or `postgres://` URL, opened (and closed) by the engine, or a
-   * connection the caller owns.
+   * The mirror: a file path (opened on a store thread of its own) or `postgres://` URL, opened
+   * and closed by the engine; or a connection the caller owns, used on this thread.
    */
   db: string | Db;
+  /** Node options of the store thread (tests that run the sources give it their loader). */
+  storeThreadExecArgv?: string[];
   /** The PostgreSQL password's file, for a `postgres://` `db`. */
   dbPasswordFile?: string | undefined;
   /** On a PostgreSQL mirror, how long a project's lease lasts unless renewed, in ms. */
@@ -72,13 +78,12 @@ export type PusherSettings = Partial<
 
 /** The wired engine. `close()` persists the budget, ends the connections and closes an owned db. */
 export interface Engine {
-  db: Db;
+  /** The mirror's units of work: the one way to the database. */
+  store: Store;
   clock: Clock;
   /** The service through every token. */
   remote: RoutedRemote;
   mirror: Mirror;
-  /** Daemon bookkeeping kept across restarts (budget, plan, start-up). */
-  state: DaemonStateRepository;
   /** The projects this process mirrors and pushes: all, or its leases on a shared PostgreSQL mirror. */
   claims: ProjectClaims;
   /** The leases, on a PostgreSQL mirror; undefined on a SQLite file. */
@@ -94,53 +99,94 @@ export interface Engine {
   /** Requests left today over every token whose quota is known; undefined when none is. */
   quotaRemaining(): number | undefined;
   /** Saves what the governors learned and the routing, so `status` and the next start know it. */
-  persistBudget(): void;
-  close(): Promise<void>;
+  persistBudget(): Promise<void>;
+  /** Ends the connections; `abandon` leaves the unit in hand to the database to roll back. */
+  close(options?: { abandon?: boolean }): Promise<void>;
 }
 
-/** Opens the mirror (when given a path) and wires governor, remote, mirror and pusher over it. */
-export function wireEngine(settings: ServiceSettings, options: EngineOptions): Engine {
+/**
+ * The composition root: opens the mirror's store (a SQLite file on its own thread; a PostgreSQL
+ * database, with its leases; or a connection the caller holds) and wires governor, remote,
+ * mirror and pusher over it.
+ */
+export async function openEngine(
+  settings: ServiceSettings,
+  options: EngineOptions,
+): Promise<Engine> {
+  checkTokenSet(settings.tokens);
+  const { store, leases } = await openStore(settings, options);
+  try {
+    return await wire(settings, options, store, leases);
+  } catch (error) {
+    leases?.stop();
+    await store.close();
+    throw error;
+  }
+}
+
+/** The store `options.db` names, with the leases of a PostgreSQL mirror. */
+async function openStore(
+  settings: ServiceSettings,
+  options: EngineOptions,
+): Promise<{ store: Store; leases: LeaseKeeper | undefined }> {
+  const clock = options.clock ?? systemClock;
+  if (typeof options.db === 'string' && !isPostgresUrl(options.db)) {
+    const location = { db: options.db };
+    const execArgv = options.storeThreadExecArgv;
+    return {
+      store: await openStoreThread(location, execArgv ? { execArgv } : {}),
+      leases: undefined,
+    };
+  }
   const owned = typeof options.db === 'string';
   const db =
     typeof options.db === 'string'
       ? openMirror({ db: options.db, passwordFile: options.dbPasswordFile }, 'write')
       : options.db;
   try {
-    return wire(settings, { ...options, db }, owned);
+    const leases = dialectOf(db) === 'postgres' ? leaseKeeper(db, settings, options) : undefined;
+    const store = inlineStore(db, { clock, claims: leases ?? SOLE_OWNER, owned });
+    return { store, leases };
   } catch (error) {
     if (owned) db.close();
     throw error;
   }
 }
 
-function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, owned: boolean) {
-  const { db, logger } = options;
+/** The leases of a daemon on a shared PostgreSQL mirror. */
+function leaseKeeper(db: Db, settings: ServiceSettings, options: EngineOptions): LeaseKeeper {
+  return new LeaseKeeper({
+    db,
+    tokens: settings.tokens.map((token) => token.label),
+    version: options.version ?? 'unknown',
+    logger: options.logger.child({ subsystem: 'leases' }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+}
+
+async function wire(
+  settings: ServiceSettings,
+  options: EngineOptions,
+  store: Store,
+  leases: LeaseKeeper | undefined,
+): Promise<Engine> {
+  const { logger } = options;
   const clock = options.clock ?? systemClock;
-  const state = new DaemonStateRepository(db);
   const progress = new Set<(progress: SyncProgress) => void>();
   const responses = new Set<(metric: ResponseMetric) => void>();
-  const routes = tokenRoutes(settings, options, clock, state, (metric) =>
+  const restored = await restoredBudgets(store, settings);
+  const routes = tokenRoutes(settings, options, clock, restored, (metric) =>
     responses.forEach((listener) => listener(metric)),
   );
   const remote = new RoutedRemote({
     routes,
     clock,
     logger: logger.child({ subsystem: 'tokens' }),
-    restore: state.get<RoutingState>(STATE_KEYS.routing),
+    restore: (await store.state.get(STATE_KEYS.routing)) as RoutingState | undefined,
   });
-  const leases =
-    dialectOf(db) === 'postgres'
-      ? new LeaseKeeper({
-          db,
-          tokens: settings.tokens.map((token) => token.label),
-          version: options.version ?? 'unknown',
-          logger: logger.child({ subsystem: 'leases' }),
-          ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-        })
-      : undefined;
   const claims = leases ?? SOLE_OWNER;
   const mirror = new Mirror({
-    db,
+    store: store.mirror,
     claims,
     remote,
     clock,
@@ -148,27 +194,28 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
     laneOf: (projectId) => remote.tokenOf(projectId) ?? '',
     onProgress: (event) => progress.forEach((listener) => listener(event)),
   });
-  const persistBudget = () => {
+  const persistBudget = async () => {
     const at = isoTime(clock.now());
-    for (const route of routes) state.set(budgetKey(route.label), route.governor.snapshot(), at);
-    state.set(STATE_KEYS.routing, remote.saved(), at);
+    const saved = routes.map((route) =>
+      store.state.set(budgetKey(route.label), route.governor.snapshot(), at),
+    );
+    await Promise.all([...saved, store.state.set(STATE_KEYS.routing, remote.saved(), at)]);
   };
+  let closed = false;
   const engine: Engine = {
-    db,
+    store,
     clock,
     remote,
     mirror,
-    state,
     claims,
     leases,
     pusher: (pusherSettings = {}) =>
       new OutboxPusher({
-        db,
+        store,
         claims,
         remote,
         clock,
         logger: logger.child({ subsystem: 'outbox' }),
-        applyResult: answersInto(mirror.writer),
         ...pusherSettings,
       }),
     onProgress: (listener) => progress.add(listener),
@@ -180,14 +227,34 @@ function wire(settings: ServiceSettings, options: EngineOptions & { db: Db }, ow
       return counts.length === 0 ? undefined : counts.reduce((sum, left) => sum + left, 0);
     },
     persistBudget,
-    close: async () => {
-      if (db.open) persistBudget();
-      if (db.open) leases?.stop();
+    close: async ({ abandon = false } = {}) => {
+      if (closed) return;
+      closed = true;
+      if (!abandon) await persistBudget().catch(() => undefined);
+      leases?.stop();
       await remote.close();
-      if (owned && db.open) db.close();
+      await store.close({ abandon });
     },
   };
   return engine;
+}
+
+/** What the governors learned before (each token's budget, or a single token's older key). */
+async function restoredBudgets(
+  store: Store,
+  settings: ServiceSettings,
+): Promise<Map<string, BudgetSnapshot>> {
+  const restored = new Map<string, BudgetSnapshot>();
+  const single = settings.tokens.length === 1;
+  for (const token of settings.tokens) {
+    const saved =
+      ((await store.state.get(budgetKey(token.label))) as BudgetSnapshot | undefined) ??
+      (single
+        ? ((await store.state.get(STATE_KEYS.budget)) as BudgetSnapshot | undefined)
+        : undefined);
+    if (saved !== undefined) restored.set(token.label, saved);
+  }
+  return restored;
 }
 
 /**
@@ -199,10 +266,9 @@ function tokenRoutes(
   settings: ServiceSettings,
   options: EngineOptions,
   clock: Clock,
-  state: DaemonStateRepository,
+  restored: ReadonlyMap<string, BudgetSnapshot>,
   onResponse: (metric: ResponseMetric) => void,
 ): TokenRoute[] {
-  checkTokenSet(settings.tokens);
   const shared = options.governor ?? {};
   const ipWindow = new RollingWindow(
     shared.ipLimit ?? DEFAULT_IP_LIMIT,
@@ -215,9 +281,7 @@ function tokenRoutes(
     : Math.min(options.maxWaitMs ?? FAILOVER_WAIT_MS, FAILOVER_WAIT_MS);
   const routes = parseRouteOverrides(settings.routes);
   return settings.tokens.map((token) => {
-    const restore =
-      state.get<BudgetSnapshot>(budgetKey(token.label)) ??
-      (single ? state.get<BudgetSnapshot>(STATE_KEYS.budget) : undefined);
+    const restore = restored.get(token.label);
     const governor = new RequestGovernor({
       ...shared,
       clock,

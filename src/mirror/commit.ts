@@ -1,13 +1,12 @@
 /**
- * The end of a consistent pass, in two steps. The survey (here) walks the kept pages outside any
- * write lock, a page at a time with the event loop let through in between: it notes every task
+ * The end of a consistent pass, in two steps, on the store's thread. The survey (here) walks the
+ * kept pages outside any write lock, a page at a time in its own snapshot: it notes every task
  * seen (a task seen twice means the collection moved) and which pages differ from the mirror. The
  * writer's `commitPass` then writes, in one transaction, only those pages, the deletions, the
  * three lists, the project and the bookkeeping; an unchanged pass holds the write lock briefly.
  */
-import { setImmediate as letEventLoopRun } from 'node:timers/promises';
-import type { Project } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
+import type { CommitRequest } from '../store/port.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { PassGuard } from './guard.js';
 import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
@@ -15,20 +14,8 @@ import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
 /** The members, resources and dependencies a pass read. */
 export type ProjectLists = Record<RecordKind, IdentifiedRecord[]>;
 
-/** What a consistent read found, ready to commit. */
-export interface CommitPlan {
-  projectId: string;
-  project: Project;
-  /** A new ETag of the project, when the pass read it with get project. */
-  projectEtag: string | undefined;
-  /** The first pass: its pages were applied (and seen) as they came; only deletions remain. */
-  backfill: boolean;
-  pageSize: number;
-  lastPage: number;
-  totalCount: number;
-  lists: ProjectLists;
-  guard: PassGuard;
-}
+/** A consistent read as the store commits it, with the guard of the pass that read it. */
+export type CommitPlan = CommitRequest & { guard: PassGuard };
 
 /** What the survey found: the pages to write and whether any task is to be deleted. */
 export interface Survey {
@@ -41,7 +28,7 @@ export interface Survey {
  * noting each task seen and each page holding a row the mirror does not have as is. Returns a
  * problem instead when a task turns up twice: the read must be repeated.
  */
-export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Survey | string> {
+export function survey(store: MirrorStore, plan: CommitPlan): Survey | string {
   const { projectId, pageSize, guard } = plan;
   const changedPages: number[] = [];
   try {
@@ -60,7 +47,6 @@ export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Surv
         return store.tasks.anyDiffers(projectId, unguarded);
       });
       if (changed) changedPages.push(page);
-      await letEventLoopRun();
     }
   } catch (error) {
     if (error instanceof RepeatedTaskError) return error.message;

@@ -14,7 +14,7 @@ import {
   type Project,
   type ProjectClaims,
 } from '../domain/index.js';
-import { MirrorStore } from '../store/mirror-store.js';
+import type { MirrorPort } from '../store/port.js';
 import { ProjectPass, type PassDeps } from './pass.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -24,7 +24,6 @@ import {
   type SyncOptions,
   type SyncReport,
 } from './types.js';
-import { MirrorWriter } from './writer.js';
 
 /** A pass's result, with the error that ended it (to tell whether the next projects may go on). */
 interface PassOutcome {
@@ -49,12 +48,10 @@ export class Mirror {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       throw new UsageError(`page size ${pageSize} is not an integer from 1 to ${MAX_PAGE_SIZE}`);
     }
-    const store = new MirrorStore(options.db);
     this.laneOf = options.laneOf ?? (() => '');
     this.claims = options.claims ?? SOLE_OWNER;
     this.deps = {
-      store,
-      writer: new MirrorWriter(store, options.clock, options.claims),
+      mirror: options.store,
       remote: options.remote,
       clock: options.clock,
       logger: options.logger,
@@ -64,13 +61,8 @@ export class Mirror {
   }
 
   /** The one write path into the mirror, for events, fetched records and outbox answers. */
-  get writer(): MirrorWriter {
-    return this.deps.writer;
-  }
-
-  /** The repositories over the engine's connection. */
-  get store(): MirrorStore {
-    return this.deps.store;
+  get writer(): MirrorPort {
+    return this.deps.mirror;
   }
 
   /**
@@ -111,15 +103,15 @@ export class Mirror {
     report.heldElsewhere = asked.filter((id) => listed.has(id) && !mine.has(id)).sort();
     let ids = asked.filter((id) => mine.has(id) || !listed.has(id));
     if (projectIds === undefined && report.listingError === undefined) {
-      report.removedProjects = this.removeUnlisted(listed);
+      report.removedProjects = await this.removeUnlisted(listed);
     } else if (projectIds === undefined) {
-      ids = [...ids, ...this.deps.store.projects.ids().filter((id) => !listed.has(id))];
+      ids = [...ids, ...(await this.deps.mirror.projectIds()).filter((id) => !listed.has(id))];
     }
     const results = new Map<string, ProjectSyncResult>();
     const lanes = new Map<string, string[]>();
     for (const id of ids) {
       if (listed.has(id)) lanes.set(this.laneOf(id), [...(lanes.get(this.laneOf(id)) ?? []), id]);
-      else results.set(id, this.unlisted(id, report.listingError));
+      else results.set(id, await this.unlisted(id, report.listingError));
     }
     await Promise.all(
       [...lanes.values()].map((lane) => this.syncLane(lane, listed, options, results)),
@@ -148,7 +140,7 @@ export class Mirror {
     let stopped: string | undefined;
     for (const projectId of projectIds) {
       if (stopped !== undefined) {
-        results.set(projectId, this.skipped(projectId, `not attempted: ${stopped}`));
+        results.set(projectId, await this.skipped(projectId, `not attempted: ${stopped}`));
         continue;
       }
       const outcome = await this.runPass(projectId, listed.get(projectId), options);
@@ -158,12 +150,15 @@ export class Mirror {
   }
 
   /** The result of a project the listing lacks. */
-  private unlisted(projectId: string, listingError: string | undefined): ProjectSyncResult {
+  private async unlisted(
+    projectId: string,
+    listingError: string | undefined,
+  ): Promise<ProjectSyncResult> {
     if (listingError === undefined) {
       return this.skipped(projectId, `project ${projectId} is not listed for this token`);
     }
     return {
-      ...this.skipped(projectId, `project ${projectId} is not listed: ${listingError}`),
+      ...(await this.skipped(projectId, `project ${projectId} is not listed: ${listingError}`)),
       errorCode: 'listing_incomplete',
     };
   }
@@ -177,7 +172,7 @@ export class Mirror {
     const running = this.inFlight.get(projectId);
     if (running !== undefined) return running.done;
     if (!this.claims.mine(projectId)) {
-      const result = { ...this.skipped(projectId, `held by another daemon`), ok: true };
+      const result = { ...(await this.skipped(projectId, `held by another daemon`)), ok: true };
       return { result: { ...result, errorCode: 'held_elsewhere' }, failure: undefined };
     }
     const pass = new ProjectPass(this.deps, projectId, listed, options);
@@ -190,21 +185,18 @@ export class Mirror {
   }
 
   /** Deletes from the mirror every project (and its bookkeeping) the listing no longer has. */
-  private removeUnlisted(listed: ReadonlyMap<string, Project>): string[] {
-    const { store, logger } = this.deps;
-    const known = new Set([
-      ...store.projects.ids(),
-      ...store.syncState.list().map((s) => s.projectId),
-    ]);
-    const gone = this.claims.removable([...known].filter((id) => !listed.has(id)).sort());
+  private async removeUnlisted(listed: ReadonlyMap<string, Project>): Promise<string[]> {
+    const { mirror, logger } = this.deps;
+    const known = await mirror.knownProjectIds();
+    const gone = this.claims.removable(known.filter((id) => !listed.has(id)).sort());
     for (const projectId of gone) {
-      this.deps.writer.removeProject(projectId);
+      await mirror.removeProject(projectId);
       logger.info({ projectId }, 'project no longer listed; removed from the mirror');
     }
     return gone;
   }
 
-  private skipped(projectId: string, error: string): ProjectSyncResult {
+  private async skipped(projectId: string, error: string): Promise<ProjectSyncResult> {
     return {
       projectId,
       ok: false,
@@ -215,7 +207,7 @@ export class Mirror {
       pagesNotModified: 0,
       rowsWritten: 0,
       historyWritten: 0,
-      tasks: this.deps.store.tasks.count(projectId),
+      tasks: await this.deps.mirror.taskCount(projectId).catch(() => 0),
       attempts: 0,
       backfill: false,
     };

@@ -1,10 +1,8 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
-import { StoreError, type Clock, type Task } from '../domain/index.js';
-import { isoTime } from '../store/database.js';
+import { StoreError, type Task } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
+import type { MirrorPort } from '../store/port.js';
 import { decodeRows, type KeptPage } from '../store/task-pages.js';
-import type { WriteTally } from '../store/write-context.js';
-import type { MirrorWriter } from './writer.js';
 
 /** A task read twice within one full read: the collection moved under the pass. */
 export class RepeatedTaskError extends Error {
@@ -30,18 +28,25 @@ export function keptPage(
   return kept;
 }
 
-/** Takes each page as the pager reads it. Either method may throw `RepeatedTaskError`. */
+/**
+ * Takes each page as the pager reads it; each method resolves with the problem when a task of the
+ * page was already seen in this read (the collection moved), else undefined.
+ */
 export interface PageWriter {
   /** A page answered 200: its rows, with their ETag and `X-Total-Count`. */
-  received(page: number, etag: string | undefined, rows: Task[], totalCount: number): void;
+  received(
+    page: number,
+    etag: string | undefined,
+    rows: Task[],
+    totalCount: number,
+  ): Promise<string | undefined>;
   /** A page answered 304: its kept copy stands. */
-  reused(page: number, totalCount: number | undefined): void;
+  reused(page: number, totalCount: number | undefined): Promise<string | undefined>;
 }
 
-/** Where the pages of one project's pass are kept. */
+/** Where the pages of one project's pass go. */
 export interface PageTarget {
-  store: MirrorStore;
-  clock: Clock;
+  mirror: MirrorPort;
   projectId: string;
   pageSize: number;
 }
@@ -54,56 +59,41 @@ export class StagingWriter implements PageWriter {
     this.target = target;
   }
 
-  received(page: number, etag: string | undefined, rows: Task[]): void {
-    const { store, clock, projectId, pageSize } = this.target;
-    const texts = rows.map((row) => JSON.stringify(row));
-    store.taskPages.put(projectId, pageSize, page, etag, texts, isoTime(clock.now()));
+  async received(page: number, etag: string | undefined, rows: Task[]): Promise<undefined> {
+    const { mirror, projectId, pageSize } = this.target;
+    await mirror.stagePage(projectId, { pageSize, page, etag }, rows);
+    return undefined;
   }
 
-  reused(): void {}
+  reused(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
 }
 
 /**
- * The first pass (backfill): a page is kept and applied to the mirror (through the writer) in one
- * transaction as it arrives, so a large project becomes visible as it loads; no history (this is
- * the baseline).
+ * The first pass (backfill): a page is kept and applied to the mirror in one unit of work as it
+ * arrives, so a large project becomes visible as it loads; no history (this is the baseline).
  */
 export class BackfillWriter implements PageWriter {
   private readonly target: PageTarget;
-  private readonly writer: MirrorWriter;
-  private readonly tally: WriteTally;
 
-  constructor(target: PageTarget, writer: MirrorWriter, tally: WriteTally) {
+  constructor(target: PageTarget) {
     this.target = target;
-    this.writer = writer;
-    this.tally = tally;
   }
 
-  received(page: number, etag: string | undefined, rows: Task[], totalCount: number): void {
-    const { store, clock, projectId, pageSize } = this.target;
-    const texts = rows.map((row) => JSON.stringify(row));
-    const pairs = rows.map((row, index): [Task, string] => [row, texts[index] as string]);
-    this.writer.backfillPage(projectId, pairs, this.options(true), () => {
-      store.taskPages.put(projectId, pageSize, page, etag, texts, isoTime(clock.now()));
-      store.syncState.backfillProgress(projectId, page, totalCount);
-    });
+  received(
+    page: number,
+    etag: string | undefined,
+    rows: Task[],
+    totalCount: number,
+  ): Promise<string | undefined> {
+    const { mirror, projectId, pageSize } = this.target;
+    return mirror.backfillPage(projectId, { pageSize, page, etag, totalCount }, rows);
   }
 
-  reused(page: number, totalCount: number | undefined): void {
-    const { store, projectId, pageSize } = this.target;
-    const rows = keptRows(keptPage(store, projectId, pageSize, page));
-    this.writer.backfillPage(projectId, rows, this.options(false), () => {
-      store.syncState.backfillProgress(projectId, page, totalCount ?? null);
-    });
-  }
-
-  /** A second sighting of a task within one read throws `RepeatedTaskError`. */
-  private options(fresh: boolean) {
-    const { store, projectId } = this.target;
-    const markSeen = (taskIds: readonly string[]) => {
-      const repeated = store.seenTasks.markAll(projectId, taskIds);
-      if (repeated !== undefined) throw new RepeatedTaskError(repeated);
-    };
-    return { fresh, tally: this.tally, markSeen };
+  reused(page: number, totalCount: number | undefined): Promise<string | undefined> {
+    const { mirror, projectId, pageSize } = this.target;
+    const at = { pageSize, page, etag: undefined, totalCount: totalCount ?? null };
+    return mirror.backfillPage(projectId, at, undefined);
   }
 }

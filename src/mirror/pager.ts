@@ -13,8 +13,8 @@ import {
   type RemoteContext,
   type Task,
 } from '../domain/index.js';
-import type { TaskPagesRepository } from '../store/task-pages.js';
-import { RepeatedTaskError, type PageWriter } from './page-writer.js';
+import type { MirrorPort } from '../store/port.js';
+import type { PageWriter } from './page-writer.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
 
 /** Request counts of a pass, shared by its attempts. */
@@ -34,7 +34,7 @@ export interface AttemptOutcome {
 /** Everything one project's reads need. */
 export interface PagerSetup {
   remote: RemoteApi;
-  taskPages: TaskPagesRepository;
+  mirror: MirrorPort;
   writer: PageWriter;
   projectId: string;
   pageSize: number;
@@ -105,9 +105,9 @@ export class TaskPager {
   }
 
   private async readPage(page: number): Promise<PageRead> {
-    const { remote, taskPages, writer, projectId, pageSize, counters, call } = this.setup;
+    const { remote, mirror, writer, projectId, pageSize, counters, call } = this.setup;
     call.signal?.throwIfAborted();
-    const kept = taskPages.head(projectId, pageSize, page);
+    const kept = await mirror.keptHead(projectId, pageSize, page);
     const context: RemoteContext = { route: 'listTasks', projectId, page };
     counters.requests += 1;
     const answer = await remote.listTasksPage(projectId, page, pageSize, kept?.etag ?? undefined, {
@@ -122,28 +122,17 @@ export class TaskPager {
       counters.pagesNotModified += 1;
       const total =
         answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
-      const repeated = catchRepeat(() => writer.reused(page, total));
+      const repeated = await writer.reused(page, total);
       return { count: kept.rowCount, totalCount: total, notModified: true, repeated };
     }
     const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);
     const total = checkTotalCount(answer.totalCount, context);
-    const repeated = catchRepeat(() => writer.received(page, answer.etag, rows, total));
+    const repeated = await writer.received(page, answer.etag, rows, total);
     return { count: rows.length, totalCount: total, notModified: false, repeated };
   }
 
   private report(progress: Omit<SyncProgress, 'projectId' | 'backfill'>): void {
     const { onProgress, projectId, backfill } = this.setup;
     onProgress?.({ projectId, backfill, ...progress });
-  }
-}
-
-/** Runs `write`; the message of a `RepeatedTaskError` it throws, else undefined. */
-function catchRepeat(write: () => void): string | undefined {
-  try {
-    write();
-    return undefined;
-  } catch (error) {
-    if (error instanceof RepeatedTaskError) return error.message;
-    throw error;
   }
 }

@@ -17,11 +17,9 @@ import {
   type Project,
   type RemoteApi,
 } from '../domain/index.js';
-import { isoTime } from '../store/database.js';
-import type { MirrorStore } from '../store/mirror-store.js';
-import { newTally } from '../store/write-context.js';
-import { survey, type CommitPlan, type ProjectLists } from './commit.js';
-import type { PassGuard } from './guard.js';
+import type { CommitRequest, PassStart } from '../store/port.js';
+import type { MirrorPort } from '../store/port.js';
+import type { ProjectLists } from './commit.js';
 import { BackfillWriter, StagingWriter, type PageTarget } from './page-writer.js';
 import { TaskPager, type PassCounters } from './pager.js';
 import {
@@ -30,12 +28,11 @@ import {
   type SyncOptions,
   type SyncProgress,
 } from './types.js';
-import type { MirrorWriter } from './writer.js';
 
 /** The engine's parts a pass uses, resolved once by `Mirror`. */
 export interface PassDeps {
-  store: MirrorStore;
-  writer: MirrorWriter;
+  /** The mirror's units of work (the writer, the kept pages, the pass's bookkeeping). */
+  mirror: MirrorPort;
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
@@ -46,15 +43,13 @@ export interface PassDeps {
 /** One pass over one project; `run` once. */
 export class ProjectPass {
   readonly projectId: string;
-  /** What other writes wrote during this pass, which its commit must leave alone. */
-  readonly guard: PassGuard;
   /** The error that ended the pass, if it failed. */
   failure: unknown;
   private readonly deps: PassDeps;
   private readonly listed: Project | undefined;
   private readonly call: SyncOptions;
   private readonly counters: PassCounters = { requests: 0, pagesRead: 0, pagesNotModified: 0 };
-  private readonly tally = newTally();
+  private written = { rows: 0, history: 0, tasks: 0 };
   private attempts = 0;
   private backfill = false;
   /** The three lists, read once per pass after the first read that held together. */
@@ -66,38 +61,38 @@ export class ProjectPass {
     this.projectId = projectId;
     this.listed = listed;
     this.call = call;
-    this.guard = deps.writer.guard(projectId);
   }
 
   /** Runs the pass; never throws: a failure is recorded in `sync_state` and in the result. */
   async run(): Promise<ProjectSyncResult> {
-    const { store, clock, logger } = this.deps;
+    const { mirror, clock, logger } = this.deps;
     const startedAt = clock.now();
     try {
-      await this.sync();
+      const start = await mirror.passBegin(this.projectId);
+      await this.sync(start);
+      this.written = await mirror.passEnd(this.projectId);
       const result = this.result();
       logger.info({ ...result, ms: clock.now() - startedAt }, 'project synced');
       return result;
     } catch (error) {
       this.failure = error;
       const line = errorLine(error);
-      try {
-        store.syncState.passFailed(this.projectId, line, isoTime(clock.now()));
-      } catch (storeError) {
-        logger.error({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record');
-      }
+      await mirror
+        .passFailed(this.projectId, line)
+        .catch((storeError: unknown) =>
+          logger.error({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record'),
+        );
+      this.written = await mirror.passEnd(this.projectId).catch(() => this.written);
       logger.warn({ projectId: this.projectId, err: line }, 'project sync failed');
       return { ...this.result(), ok: false, error: line, errorCode: codeOf(error) };
-    } finally {
-      this.deps.writer.release(this.projectId, this.guard);
     }
   }
 
-  private async sync(): Promise<void> {
-    const { store, logger } = this.deps;
-    this.backfill = !store.syncState.hasBaseline(this.projectId);
-    const { project, etag } = await this.readProject();
-    if (this.backfill) this.deps.writer.beginBackfill(project, this.tally);
+  private async sync(start: PassStart): Promise<void> {
+    const { mirror, logger } = this.deps;
+    this.backfill = !start.baseline;
+    const { project, etag } = await this.readProject(start);
+    if (this.backfill) await mirror.beginBackfill(project);
     const pager = this.pager();
     for (;;) {
       this.attempts += 1;
@@ -119,49 +114,34 @@ export class ProjectPass {
     project: Project,
     projectEtag: string | undefined,
   ): Promise<string | undefined> {
-    const { store, pageSize } = this.deps;
-    store.seenTasks.clear(this.projectId);
-    this.guard.shifted = false;
+    const { mirror, pageSize } = this.deps;
+    await mirror.attemptBegin(this.projectId);
     const outcome = await pager.read(this.attempts);
     if (outcome.problem !== undefined) return outcome.problem;
-    if (this.guard.shifted && this.attempts < MAX_READ_ATTEMPTS) {
+    if (this.attempts < MAX_READ_ATTEMPTS && (await mirror.shifted(this.projectId))) {
       return 'events created or deleted tasks while paging';
     }
     this.lists ??= await this.readLists();
-    const plan: CommitPlan = {
-      ...outcome,
+    const request: CommitRequest = {
       projectId: this.projectId,
       project,
       projectEtag,
       backfill: this.backfill,
       pageSize,
+      lastPage: outcome.lastPage,
+      totalCount: outcome.totalCount,
       lists: this.lists,
-      guard: this.guard,
     };
-    const found = await survey(store, plan);
-    if (typeof found === 'string') return found;
-    this.deps.writer.commitPass(plan, found, this.tally, () => {
-      store.taskPages.prune(this.projectId, pageSize, plan.lastPage);
-      store.syncState.passCompleted(this.projectId, {
-        at: isoTime(this.deps.clock.now()),
-        pagesRead: plan.lastPage,
-        totalCount: plan.totalCount,
-        projectEtag: plan.projectEtag,
-        changed: this.tally.rows > 0,
-      });
-    });
-    return undefined;
+    return mirror.commit(request);
   }
 
   private pager(): TaskPager {
-    const { store, clock, remote, pageSize, onProgress } = this.deps;
-    const target: PageTarget = { store, clock, projectId: this.projectId, pageSize };
-    const writer = this.backfill
-      ? new BackfillWriter(target, this.deps.writer, this.tally)
-      : new StagingWriter(target);
+    const { mirror, remote, pageSize, onProgress } = this.deps;
+    const target: PageTarget = { mirror, projectId: this.projectId, pageSize };
+    const writer = this.backfill ? new BackfillWriter(target) : new StagingWriter(target);
     return new TaskPager({
       remote,
-      taskPages: store.taskPages,
+      mirror,
       writer,
       projectId: this.projectId,
       pageSize,
@@ -173,13 +153,14 @@ export class ProjectPass {
   }
 
   /** The project record: as listed, else from get project (conditional on the ETag held). */
-  private async readProject(): Promise<{ project: Project; etag: string | undefined }> {
+  private async readProject(
+    start: PassStart,
+  ): Promise<{ project: Project; etag: string | undefined }> {
     if (this.listed !== undefined) return { project: this.listed, etag: undefined };
-    const { store, remote } = this.deps;
+    const { remote } = this.deps;
     const context = { route: 'getProject', projectId: this.projectId };
-    const held = store.projects.data(this.projectId);
-    const heldEtag =
-      held === undefined ? undefined : store.syncState.get(this.projectId)?.projectEtag;
+    const held = start.heldProject;
+    const heldEtag = start.heldProjectEtag;
     this.counters.requests += 1;
     const answer = await remote.getProject(this.projectId, heldEtag ?? undefined, this.options());
     if (!answer.notModified) {
@@ -223,9 +204,9 @@ export class ProjectPass {
       requests: this.counters.requests,
       pagesRead: this.counters.pagesRead,
       pagesNotModified: this.counters.pagesNotModified,
-      rowsWritten: this.tally.rows,
-      historyWritten: this.tally.history,
-      tasks: this.deps.store.tasks.count(this.projectId),
+      rowsWritten: this.written.rows,
+      historyWritten: this.written.history,
+      tasks: this.written.tasks,
       attempts: this.attempts,
       backfill: this.backfill,
     };

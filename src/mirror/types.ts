@@ -9,7 +9,7 @@ import {
 } from '../domain/index.js';
 
 export { MAX_PAGE_SIZE };
-import type { Db } from '../store/database.js';
+import type { MirrorPort } from '../store/port.js';
 
 /** Rows asked for per list-tasks page: the service's maximum (spec 4.2). */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -20,9 +20,9 @@ export const MAX_READ_ATTEMPTS = 2;
 /** Pages read past `X-Total-Count / pageSize` before a read is declared runaway. */
 export const PAGE_SLACK = 2;
 
-/** What the engine needs: the mirror's connection, the service, time, logs. */
+/** What the engine needs: the mirror's units of work, the service, time, logs. */
 export interface MirrorOptions {
-  db: Db;
+  store: MirrorPort;
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
@@ -111,5 +111,4 @@ export interface SyncReport {
   heldElsewhere?: string[];
 }
 
-/** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
-export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
+export type { ApplyOutcome } from '../store/port.js';

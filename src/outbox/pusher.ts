@@ -13,10 +13,7 @@ import {
   type ProjectClaims,
   type RemoteApi,
 } from '../domain/index.js';
-import type { Db } from '../store/database.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { ProjectsRepository } from '../store/projects.js';
-import type { ApplyResult } from './apply.js';
+import type { Store } from '../store/port.js';
 import type { OutboxItem } from './item.js';
 import {
   DEFAULT_BACKOFF_BASE_MS,
@@ -33,16 +30,13 @@ export const DEFAULT_IDLE_INTERVAL_MS = 1_000;
 
 /** Everything the pusher works with; see the defaults above and in `retries.ts`. */
 export interface OutboxPusherOptions {
-  db: Db;
+  /** The store: its outbox units claim items and write the answers through the mirror's writer. */
+  store: Pick<Store, 'outbox'>;
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
-  /** Writes the service's answer into the mirror: `answersInto(mirror.writer)`, wired by the daemon. */
-  applyResult: ApplyResult;
   /** The projects whose items this pusher sends: all, unless daemons share a PostgreSQL mirror. */
   claims?: ProjectClaims;
-  /** The reason a project is read-only, or null; the mirrored `projects.read_only_reason` by default. */
-  isReadOnly?: (projectId: string) => string | null;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   /**
@@ -89,12 +83,10 @@ interface Pass {
 
 /** Sends queued edits; see the module comment. */
 export class OutboxPusher {
-  private readonly outbox: OutboxRepository;
+  private readonly outbox: Store['outbox'];
   private readonly remote: RemoteApi;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly applyResult: ApplyResult;
-  private readonly isReadOnly: (projectId: string) => string | null;
   private readonly backoff: BackoffPolicy;
   private readonly itemRetryWindowMs: number;
   private readonly maxRateLimitWaitMs: number;
@@ -107,13 +99,10 @@ export class OutboxPusher {
 
   constructor(options: OutboxPusherOptions) {
     this.claims = options.claims ?? SOLE_OWNER;
-    this.outbox = new OutboxRepository(options.db, this.claims.holder);
+    this.outbox = options.store.outbox;
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
-    this.applyResult = options.applyResult;
-    const projects = new ProjectsRepository(options.db);
-    this.isReadOnly = options.isReadOnly ?? ((projectId) => projects.readOnlyReason(projectId));
     this.backoff = {
       baseMs: options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
       maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
@@ -130,7 +119,7 @@ export class OutboxPusher {
    * it the item stays pending and its project is done for this pass.
    */
   async pushOnce(options: PushOnceOptions = {}): Promise<PushReport> {
-    this.recoverOnce();
+    await this.recoverOnce();
     const report: PushReport = {
       sent: 0,
       done: 0,
@@ -147,7 +136,7 @@ export class OutboxPusher {
       signal: options.signal,
     };
     while (!(pass.signal?.aborted ?? false)) {
-      const { ready, wakeAt } = this.dueHeads(pass);
+      const { ready, wakeAt } = await this.dueHeads(pass);
       if (ready.length > 0) {
         if (!(await this.sendEach(ready, pass, report))) break;
       } else if (
@@ -157,7 +146,7 @@ export class OutboxPusher {
         break;
       }
     }
-    for (const [projectId, n] of this.outbox.unfinishedByProject()) {
+    for (const [projectId, n] of await this.outbox.unfinishedByProject()) {
       if (this.claims.mine(projectId)) report.pending += n;
       else report.heldElsewhere += n;
     }
@@ -195,14 +184,14 @@ export class OutboxPusher {
       } catch (error) {
         this.logger.error({ err: errorLine(error) }, 'outbox pass failed');
       }
-      await this.nap(this.safeIdleDelayMs(), signal);
+      await this.nap(await this.safeIdleDelayMs(), signal);
     }
   }
 
   /** The idle delay; the default one when the queue cannot be read (the loop must not end). */
-  private safeIdleDelayMs(): number {
+  private async safeIdleDelayMs(): Promise<number> {
     try {
-      return this.idleDelayMs();
+      return await this.idleDelayMs();
     } catch (error) {
       this.logger.error({ err: errorLine(error) }, 'outbox queue unreadable');
       return this.idleIntervalMs;
@@ -225,11 +214,11 @@ export class OutboxPusher {
    * Once: items a previous run left `sending` go back to `pending`. Not on a shared mirror,
    * where they may be another daemon's in flight: taking over a project's lease recovers them.
    */
-  private recoverOnce(): void {
+  private async recoverOnce(): Promise<void> {
     if (this.recovered) return;
     this.recovered = true;
     if (this.claims !== SOLE_OWNER) return;
-    const count = this.outbox.recoverInterrupted(this.clock.now());
+    const count = await this.outbox.recoverInterrupted(this.clock.now());
     if (count > 0)
       this.logger.warn(
         { items: count },
@@ -257,9 +246,6 @@ export class OutboxPusher {
       remote: this.remote,
       clock: this.clock,
       logger: this.logger,
-      applyResult: this.applyResult,
-      isReadOnly: this.isReadOnly,
-      claims: this.claims,
       retries: pass.retries,
       signal: pass.signal,
     });
@@ -287,11 +273,12 @@ export class OutboxPusher {
    * The heads to try now: pending, of a project not done for this pass, and due (or, with
    * `ignoreBackoff`, waiting on an earlier pass). And when the first head this pass retries is due.
    */
-  private dueHeads(pass: Pass): { ready: OutboxItem[]; wakeAt: number | undefined } {
+  private async dueHeads(pass: Pass): Promise<{ ready: OutboxItem[]; wakeAt: number | undefined }> {
+    const heads = await this.heads();
     const now = this.clock.now();
     const ready: OutboxItem[] = [];
     let wakeAt: number | undefined;
-    for (const head of this.heads()) {
+    for (const head of heads) {
       if (head.state !== 'pending' || pass.held.has(head.projectId)) continue;
       const dueAt = head.nextAttemptAt === null ? now : Date.parse(head.nextAttemptAt);
       if (dueAt <= now || (pass.ignoreBackoff && !pass.retries.retrying(head))) ready.push(head);
@@ -301,14 +288,15 @@ export class OutboxPusher {
   }
 
   /** The first unfinished item of each project this pusher sends for. */
-  private heads(): OutboxItem[] {
-    return this.outbox.heads().filter((head) => this.claims.mine(head.projectId));
+  private async heads(): Promise<OutboxItem[]> {
+    return (await this.outbox.heads()).filter((head) => this.claims.mine(head.projectId));
   }
 
-  private idleDelayMs(): number {
+  private async idleDelayMs(): Promise<number> {
+    const heads = await this.heads();
     const now = this.clock.now();
     let delay = this.idleIntervalMs;
-    for (const head of this.heads()) {
+    for (const head of heads) {
       if (head.state !== 'pending' || head.nextAttemptAt === null) continue;
       delay = Math.min(delay, Math.max(0, Date.parse(head.nextAttemptAt) - now));
     }

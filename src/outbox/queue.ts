@@ -7,21 +7,8 @@ import type { Db } from '../store/database.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { buildRequest } from './ops.js';
 
-/** An edit to queue. `body` is the JSON value of the op's body (`{}` when it takes none). */
-export interface EnqueueInput {
-  op: string;
-  projectId: string;
-  targetId?: string | null;
-  body?: unknown;
-  /** The label of the token to send it with; by default the token that reads the project. */
-  tokenLabel?: string | null;
-}
-
-/** The new item's id and the idempotency key its creates will carry. */
-export interface Enqueued {
-  id: number;
-  idempotencyKey: string;
-}
+export type { EnqueueInput, Enqueued } from '../store/port.js';
+import type { EnqueueInput, Enqueued } from '../store/port.js';
 
 /**
  * Checks an edit (op, target, body) as `enqueue` does, without a database: a command refuses bad

@@ -10,16 +10,14 @@ import {
   RateLimitedError,
   RemoteStatusError,
   type Clock,
-  type ProjectClaims,
   type RemoteApi,
   type WriteRequest,
 } from '../domain/index.js';
-import type { OutboxRepository } from '../store/outbox.js';
-import type { ApplyResult } from './apply.js';
+import type { Store } from '../store/port.js';
 import type { OutboxItem } from './item.js';
 import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
 import type { RunRetries } from './retries.js';
-import { claimItem, errorText, markDone, markFailed } from './transitions.js';
+import { errorText } from './transitions.js';
 
 /** The shortest wait after a 429, whatever `Retry-After` said. */
 export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
@@ -35,21 +33,18 @@ export type Outcome =
 
 /** What one try needs from the pusher. */
 export interface SendContext {
-  outbox: OutboxRepository;
+  /** The outbox's units of work (claims, with the projects this pusher sends for, are the store's). */
+  outbox: Store['outbox'];
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
-  applyResult: ApplyResult;
-  isReadOnly: (projectId: string) => string | null;
-  /** The projects this pusher sends for (their leases, on a shared mirror). */
-  claims: ProjectClaims;
   retries: RunRetries;
   signal: AbortSignal | undefined;
 }
 
 /** Tries `head` once; never throws for anything the service or the network does. */
 export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outcome> {
-  const claim = claimItem(ctx.outbox, head.id, ctx.clock.now(), ctx.isReadOnly, ctx.claims);
+  const claim = await ctx.outbox.claim(head.id, ctx.clock.now());
   if (claim.kind === 'gone') return { kind: 'gone', sent: false };
   const { item } = claim;
   const log = ctx.logger.child({ item: item.id, op: item.op, projectId: item.projectId });
@@ -60,8 +55,7 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
   try {
     const request = await withToken(item, claim.request, ctx);
     if ('refused' in request) {
-      markFailed(
-        ctx.outbox,
+      await ctx.outbox.markFailed(
         item,
         errorText('token_unavailable', request.refused),
         ctx.clock.now(),
@@ -70,12 +64,14 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
       return { kind: 'failed', sent: false };
     }
     const response = await ctx.remote.send(request, { signal: ctx.signal, purpose: 'push' });
-    const note = markDone(ctx.outbox, item, response, ctx.clock.now(), ctx.applyResult);
+    const note = await recorded(ctx, () =>
+      ctx.outbox.markDone(item, response, ctx.clock.now(), true),
+    );
     if (note) log.warn({ status: response.status, note }, 'outbox item done; answer not mirrored');
     else log.info({ attempts: item.attempts, status: response.status }, 'outbox item done');
     return { kind: 'done', sent: true };
   } catch (error) {
-    return settleError(item, error, ctx, log);
+    return await settleError(item, error, ctx, log);
   }
 }
 
@@ -96,15 +92,20 @@ async function withToken(
     purpose: 'push',
   });
   if ('refused' in choice) return choice;
-  if (choice.label !== item.tokenLabel) ctx.outbox.setToken(item.id, choice.label);
+  if (choice.label !== item.tokenLabel) await ctx.outbox.setToken(item.id, choice.label);
   return { ...request, token: choice.label };
 }
 
 /** Decides the next state of an item whose try threw `error`. */
-function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Logger): Outcome {
+async function settleError(
+  item: OutboxItem,
+  error: unknown,
+  ctx: SendContext,
+  log: Logger,
+): Promise<Outcome> {
   const now = ctx.clock.now();
   if (ctx.signal?.aborted) {
-    ctx.outbox.requeue(item.id, { error: null, dueAt: null, uncount: false }, now);
+    await ctx.outbox.requeue(item.id, { error: null, dueAt: null, uncount: false }, now);
     return { kind: 'aborted', sent: true };
   }
   if (error instanceof RateLimitedError || error instanceof BudgetExhaustedError) {
@@ -112,7 +113,11 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
       error instanceof RateLimitedError
         ? now + Math.max(MIN_RATE_LIMIT_WAIT_MS, error.retryAfterMs)
         : error.resumeAt;
-    ctx.outbox.requeue(item.id, { error: errorLine(error), dueAt: untilMs, uncount: true }, now);
+    await ctx.outbox.requeue(
+      item.id,
+      { error: errorLine(error), dueAt: untilMs, uncount: true },
+      now,
+    );
     log.warn({ until: new Date(untilMs).toISOString() }, 'outbox push paused by the budget');
     return {
       kind: 'wait',
@@ -124,22 +129,22 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
   if (error instanceof RemoteStatusError && !error.retryable) {
     if (error.status === 404 && isOutboxOp(item.op) && isDeleteOp(item.op) && item.attempts > 1) {
       // An earlier try deleted it and its answer was lost: the edit has taken effect.
-      return completeLostDelete(item, ctx, log);
+      return await completeLostDelete(item, ctx, log);
     }
     const code = error.serviceCode ?? `http_${error.status}`;
-    markFailed(ctx.outbox, item, errorText(code, error.message), now);
+    await ctx.outbox.markFailed(item, errorText(code, error.message), now);
     log.warn({ status: error.status, code }, 'outbox item refused by the service');
     return { kind: 'failed', sent: true };
   }
   if (error instanceof MalformedResponseError && isOutboxOp(item.op) && !isCreateOp(item.op)) {
     // A 2xx whose body is unusable: the edit took effect. Resending it would apply it again.
-    markDone(ctx.outbox, item, { status: 200, body: null }, now, undefined);
+    await recorded(ctx, () => ctx.outbox.markDone(item, { status: 200, body: null }, now, false));
     log.warn({ error: errorLine(error) }, 'outbox item done; the answer was malformed');
     return { kind: 'done', sent: true };
   }
   // A create is resent with its key: the service replays its first answer.
   const { dueAt, withinRun } = ctx.retries.failed(item, now);
-  ctx.outbox.requeue(item.id, { error: errorLine(error), dueAt, uncount: false }, now);
+  await ctx.outbox.requeue(item.id, { error: errorLine(error), dueAt, uncount: false }, now);
   log.warn(
     { attempts: item.attempts, retryInMs: dueAt - now, withinRun, error: errorLine(error) },
     withinRun ? 'outbox item will be retried' : 'outbox item left pending for a later run',
@@ -147,8 +152,33 @@ function settleError(item: OutboxItem, error: unknown, ctx: SendContext, log: Lo
   return { kind: 'retry', sent: true, withinRun };
 }
 
-function completeLostDelete(item: OutboxItem, ctx: SendContext, log: Logger): Outcome {
-  markDone(ctx.outbox, item, { status: 404, body: null }, ctx.clock.now(), ctx.applyResult);
+async function completeLostDelete(
+  item: OutboxItem,
+  ctx: SendContext,
+  log: Logger,
+): Promise<Outcome> {
+  const now = ctx.clock.now();
+  await recorded(ctx, () => ctx.outbox.markDone(item, { status: 404, body: null }, now, true));
   log.info({ attempts: item.attempts }, 'outbox delete already took effect on an earlier try');
   return { kind: 'done', sent: true };
+}
+
+/** How long an answer the service gave waits, at most, between tries to record it. */
+export const RECORD_RETRY_MAX_MS = 5_000;
+
+/**
+ * Records what the service answered: the edit took effect there, so the answer is kept and its
+ * recording retried (with backoff, until the database answers or the pusher stops) rather than
+ * lost to a database that is away; a resend would be settled by the item's key anyway.
+ */
+async function recorded<T>(ctx: SendContext, record: () => Promise<T>): Promise<T> {
+  for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
+    try {
+      return await record();
+    } catch (error) {
+      if (ctx.signal?.aborted) throw error;
+      ctx.logger.warn({ err: errorLine(error), retryInMs: waitMs }, 'cannot record an answer yet');
+      await ctx.clock.sleep(waitMs, ctx.signal);
+    }
+  }
 }

@@ -7,7 +7,6 @@ import {
   NotHeldError,
   SOLE_OWNER,
   type ProjectClaims,
-  type WriteRequest,
   type WriteResponse,
 } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
@@ -16,11 +15,8 @@ import type { ApplyResult } from './apply.js';
 import type { OutboxItem } from './item.js';
 import { buildRequest } from './ops.js';
 
-/** What claiming an item led to. */
-export type Claim =
-  | { kind: 'send'; item: OutboxItem; request: WriteRequest }
-  | { kind: 'failed'; item: OutboxItem; error: string }
-  | { kind: 'gone' };
+export type { Claim } from '../store/port.js';
+import type { Claim } from '../store/port.js';
 
 /** Why an item can never be sent, as stored in `last_error`: `code: message`. */
 export function errorText(code: string, message: string): string {

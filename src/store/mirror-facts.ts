@@ -1,11 +1,19 @@
 /** The daemon's read side of the mirror: projects, task counts, last passes; retention. */
 import type { Db } from './database.js';
 
+/** A project's times as `sync_state` holds them. */
+export interface ProjectTimesRow {
+  projectId: string;
+  lastPassAt: string | null;
+  lastChangeAt: string | null;
+}
+
 /** Read-side queries of the daemon over the mirror file. */
 export class MirrorFacts {
   private readonly countsStmt;
   private readonly lastPassStmt;
   private readonly pruneStmt;
+  private readonly timesStmt;
 
   constructor(db: Db) {
     this.countsStmt = db.prepare<[], { id: string; taskCount: number }>(
@@ -17,6 +25,27 @@ export class MirrorFacts {
       .prepare<[string], string | null>('SELECT last_pass_at FROM sync_state WHERE project_id = ?')
       .pluck();
     this.pruneStmt = db.prepare('DELETE FROM task_history WHERE observed_at < ?');
+    this.timesStmt = db.prepare<[], ProjectTimesRow>(
+      `SELECT project_id AS projectId, last_pass_at AS lastPassAt, last_change_at AS lastChangeAt
+       FROM sync_state ORDER BY project_id`,
+    );
+  }
+
+  /** Each project's last consistent pass and last change, as stored (ISO times or null). */
+  projectTimes(): ProjectTimesRow[] {
+    return this.timesStmt.all();
+  }
+
+  /**
+   * What the daemon's plan and poll schedule read: each mirrored project's task count and the
+   * end of its last consistent pass (ms), in one read.
+   */
+  planFacts(): Array<{ id: string; taskCount: number; lastPassAt: number | undefined }> {
+    const passes = new Map(this.timesStmt.all().map((row) => [row.projectId, row.lastPassAt]));
+    return this.countsStmt.all().map((project) => {
+      const at = passes.get(project.id);
+      return { ...project, lastPassAt: at ? Date.parse(at) : undefined };
+    });
   }
 
   /** Each mirrored project (only `only` when given) with its task count. */

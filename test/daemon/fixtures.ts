@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { onTestFinished } from 'vitest';
 import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
-import { wireEngine, type EngineOptions } from '../../src/daemon/wiring.js';
+import { openEngine, type EngineOptions } from '../../src/daemon/wiring.js';
 import type { Clock } from '../../src/domain/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { tempDatabase } from '../fixtures/db.js';
@@ -25,7 +25,7 @@ export async function startTestDaemon(
 ): Promise<TestDaemon> {
   const { db } = tempDatabase();
   const logger = pino({ level: 'silent' });
-  const engine = wireEngine(
+  const engine = await openEngine(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
     { db, logger, ...(options.clock ? { clock: options.clock } : {}), ...options.engine },
   );

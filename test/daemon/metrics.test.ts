@@ -11,12 +11,13 @@ describe('metrics endpoint', () => {
           { token: 'client', limit: 5000, remaining: 4321 },
           { token: 'team', limit: 5000, remaining: 17 },
         ],
-        projectTimes: () => [
+        projectTimes: async () => [
           { projectId: 'p_1', lastPassAt: passAt, lastChangeAt: passAt + 1500 },
           { projectId: 'p_2', lastPassAt: undefined, lastChangeAt: undefined },
         ],
-        outboxDepth: () => ({ pending: 2, failed: 1 }),
+        outboxDepth: async () => ({ pending: 2, failed: 1 }),
         realtimeConnected: () => connected,
+        storeQueue: () => ({ depth: 0, oldestAgeMs: 0 }),
       },
       { version: '9.8.7' },
     );
@@ -90,9 +91,10 @@ describe('metrics endpoint', () => {
     const metrics = new DaemonMetrics(
       {
         quota: () => [],
-        projectTimes: () => [],
-        outboxDepth: () => ({}),
+        projectTimes: async () => [],
+        outboxDepth: async () => ({}),
         realtimeConnected: () => false,
+        storeQueue: () => ({ depth: 0, oldestAgeMs: 0 }),
       },
       { version: '0.0.0' },
     );

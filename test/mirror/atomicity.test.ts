@@ -31,7 +31,7 @@ describe('what readers see', () => {
     for (const task of remote.tasks.get('p1')!) task.name += '!';
     remote.resources.set('p1', []);
     const seen: number[] = [];
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.route !== 'getProject') seen.push(names.get() as number, resources.get() as number);
     };
     const result = await mirror.syncProject('p1');
@@ -46,7 +46,7 @@ describe('what readers see', () => {
     remote.seed('p1', 1234);
     const other = reader(file);
     const progress: unknown[] = [];
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page !== 3) return;
       progress.push(
         other.prepare('SELECT count(*) FROM tasks').pluck().get(),
@@ -106,7 +106,7 @@ describe('a failed pass', () => {
     remote.tasks.get('p1')!.splice(2, 5);
     remote.tasks.get('p1')![0]!.name = 'changed';
     const before = snapshot(db);
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.route === route && (call.page ?? 2) === 2) throw error();
     };
     const result = await mirror.syncProject('p1');
@@ -160,19 +160,19 @@ describe('deletions and events', () => {
     await mirror.syncProject('p1');
     for (const task of remote.tasks.get('p1')!) task.progress = 10;
     let once = false;
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page !== 3 || once) return;
       once = true;
       // Events for writes made after pages 1 and 2 were read: p1-t21 shifts onto page 2.
       const tasks = remote.tasks.get('p1')!;
       tasks[0] = { ...tasks[0]!, progress: 90, updatedAt: '2026-02-01T00:00:00.000Z' };
-      expect(put(mirror, 'p1', 'task', tasks[0])).toBe('changed');
+      expect(await put(mirror, 'p1', 'task', tasks[0])).toBe('changed');
       const [gone] = tasks.splice(1, 1);
-      expect(remove(mirror, 'p1', 'task', gone!.id)).toBe('changed');
+      expect(await remove(mirror, 'p1', 'task', gone!.id)).toBe('changed');
       const born = makeTask('p1-born');
       tasks.push(born);
-      expect(put(mirror, 'p1', 'task', born)).toBe('changed');
-      expect(replace(mirror, 'p1', 'resource', [{ id: 'r9', name: 'Pump' }])).toBe('changed');
+      expect(await put(mirror, 'p1', 'task', born)).toBe('changed');
+      expect(await replace(mirror, 'p1', 'resource', [{ id: 'r9', name: 'Pump' }])).toBe('changed');
       remote.resources.set('p1', [{ id: 'r9', name: 'Pump' }]);
     };
     const result = await mirror.syncProject('p1');
@@ -190,12 +190,12 @@ describe('deletions and events', () => {
     const { db, remote, mirror } = setup({ pageSize: 10 });
     remote.seed('p1', 12);
     const identity = { id: 'm-bot', name: 'bot (integration)', kind: 'integration' };
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page !== 1) return;
       // The service creates the token's identity on its first request and announces it.
       remote.members.set('p1', [...remote.members.get('p1')!, identity]);
       const event = { type: 'member.changed', projectId: 'p1', id: 'm-bot', data: identity };
-      expect(mirror.writer.applyEvent(event as never)).toBe('changed');
+      expect(await mirror.writer.applyEvent(event as never)).toBe('changed');
     };
     expect((await mirror.syncProject('p1')).ok).toBe(true);
     const members = db.prepare('SELECT id FROM members ORDER BY id').pluck().all();
@@ -208,15 +208,15 @@ describe('deletions and events', () => {
     expect(members.length).toBeGreaterThan(1);
 
     // A later pass: a resource event and a dependency removal land mid-pass.
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page !== 2) return;
       const [first, ...rest] = remote.resources.get('p1')!;
       const renamed = { ...first!, name: 'Renamed' };
       remote.resources.set('p1', [renamed, ...rest, { id: 'r-new', name: 'New' }]);
-      expect(put(mirror, 'p1', 'resource', renamed)).toBe('changed');
+      expect(await put(mirror, 'p1', 'resource', renamed)).toBe('changed');
       const [gone, ...kept] = remote.dependencies.get('p1')!;
       remote.dependencies.set('p1', kept);
-      expect(remove(mirror, 'p1', 'dependency', gone!.id)).toBe('changed');
+      expect(await remove(mirror, 'p1', 'dependency', gone!.id)).toBe('changed');
     };
     expect((await mirror.syncProject('p1')).ok).toBe(true);
     const ids = (table: string) => db.prepare(`SELECT id FROM ${table} ORDER BY id`).pluck().all();
@@ -239,8 +239,8 @@ describe('deletions and events', () => {
     const { db, remote, mirror } = setup({ pageSize: 10 });
     remote.seed('p1', 5);
     await mirror.syncProject('p1');
-    remote.beforeCall = (call) => {
-      if (call.route === 'listMembers') put(mirror, 'p1', 'task', makeTask('p1-late'));
+    remote.beforeCall = async (call) => {
+      if (call.route === 'listMembers') await put(mirror, 'p1', 'task', makeTask('p1-late'));
     };
     expect((await mirror.syncProject('p1')).ok).toBe(true);
     expect(mirroredTaskIds(db, 'p1')).toContain('p1-late');
@@ -251,7 +251,7 @@ describe('deletions and events', () => {
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
     const stale = makeTask('p1-t1', { name: 'old', updatedAt: '2025-12-31T00:00:00.000Z' });
-    expect(put(mirror, 'p1', 'task', stale)).toBe('unchanged');
+    expect(await put(mirror, 'p1', 'task', stale)).toBe('unchanged');
     expect(db.prepare('SELECT name FROM tasks').pluck().get()).toBe('Task p1-t1');
   });
 });

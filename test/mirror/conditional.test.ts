@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { storeOver } from '../fixtures/store.js';
 import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError, RateLimitedError } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
@@ -80,7 +81,7 @@ describe('conditional requests and resumption', () => {
   it('resumes a first backfill stopped by the quota: pages already read answer 304', async () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 1234);
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.route === 'listTasks' && call.page === 3) throw quotaStop();
     };
     const stopped = await mirror.syncProject('p1');
@@ -109,7 +110,7 @@ describe('conditional requests and resumption', () => {
     await mirror.syncProject('p1');
     for (const task of remote.tasks.get('p1')!) task.status = 'InProgress';
     const before = snapshot(db);
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.route === 'listTasks' && call.page === 3) {
         throw new RateLimitedError('rate_limited', 'slow down', { route: 'listTasks' }, 60_000);
       }
@@ -132,7 +133,7 @@ describe('conditional requests and resumption', () => {
     remote.seed('p1', 30);
     await mirror.syncProject('p1');
     for (const task of remote.tasks.get('p1')!) task.name += ' (v2)';
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.page === 3) throw new Error('killed');
     };
     await mirror.syncProject('p1');
@@ -144,7 +145,13 @@ describe('conditional requests and resumption', () => {
       remote.calls.length = 0;
       const logger = pino({ level: 'silent' });
       const clock = new FakeClock();
-      const again = new Mirror({ db: reopened, remote, clock, logger, pageSize: 10 });
+      const again = new Mirror({
+        store: storeOver(reopened, clock).mirror,
+        remote,
+        clock,
+        logger,
+        pageSize: 10,
+      });
       const result = await again.syncProject('p1');
       expect(result).toMatchObject({ ok: true, pagesNotModified: 2, rowsWritten: 30 });
       const names = reopened.prepare("SELECT count(*) FROM tasks WHERE name LIKE '% (v2)'");
@@ -159,7 +166,7 @@ describe('conditional requests and resumption', () => {
     remote.seed('p1', 3);
     remote.seed('p2', 3);
     remote.seed('p3', 3);
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.projectId === 'p2') throw quotaStop();
     };
     const report = await mirror.syncAll();
@@ -177,7 +184,7 @@ describe('conditional requests and resumption', () => {
     const { db, remote, mirror } = setup({ pageSize: 10 });
     remote.seed('p1', 30);
     const controller = new AbortController();
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page === 2) controller.abort();
     };
     const result = await mirror.syncProject('p1', { signal: controller.signal });

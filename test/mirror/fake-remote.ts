@@ -65,9 +65,9 @@ export class FakeRemote implements RemoteApi {
   /** Answer 304s without `X-Total-Count`. */
   omitTotalOn304 = false;
   /** Runs before a list-tasks page is computed: change the data, or throw to fail the call. */
-  beforePage: ((projectId: string, page: number) => void) | undefined;
+  beforePage: ((projectId: string, page: number) => void | Promise<void>) | undefined;
   /** Runs before every call; throw to fail it. */
-  beforeCall: ((call: FakeCall) => void) | undefined;
+  beforeCall: ((call: FakeCall) => void | Promise<void>) | undefined;
   /** Replaces what a page serves (a misbehaving service). */
   pageOverride: ((page: number, served: ServedPage) => ServedPage) | undefined;
 
@@ -105,7 +105,7 @@ export class FakeRemote implements RemoteApi {
   }
 
   async listProjects(_options?: CallOptions): Promise<Project[]> {
-    this.enter({ route: 'listProjects', status: 200 });
+    await this.enter({ route: 'listProjects', status: 200 });
     return structuredClone([...this.projects.values()]);
   }
 
@@ -116,7 +116,7 @@ export class FakeRemote implements RemoteApi {
   ): Promise<Conditional<Project>> {
     const project = this.projects.get(projectId);
     if (project === undefined) {
-      this.enter({ route: 'getProject', projectId, status: 404 });
+      await this.enter({ route: 'getProject', projectId, status: 404 });
       throw new RemoteStatusError(404, 'not_found', 'no such project', {
         route: 'getProject',
         projectId,
@@ -124,7 +124,7 @@ export class FakeRemote implements RemoteApi {
     }
     const current = etagOf(project);
     const status = etag === current ? 304 : 200;
-    this.enter({ route: 'getProject', projectId, ...(etag ? { etag } : {}), status });
+    await this.enter({ route: 'getProject', projectId, ...(etag ? { etag } : {}), status });
     if (status === 304) return { notModified: true, etag: current };
     return { notModified: false, etag: current, value: structuredClone(project) };
   }
@@ -138,8 +138,8 @@ export class FakeRemote implements RemoteApi {
   ): Promise<TaskPage> {
     options?.signal?.throwIfAborted();
     const call: FakeCall = { route: 'listTasks', projectId, page, ...(etag ? { etag } : {}) };
-    this.beforeCall?.(call);
-    this.beforePage?.(projectId, page);
+    await this.beforeCall?.(call);
+    await this.beforePage?.(projectId, page);
     const all = this.tasks.get(projectId) ?? [];
     let served: ServedPage = {
       rows: all.slice((page - 1) * pageSize, page * pageSize),
@@ -162,7 +162,7 @@ export class FakeRemote implements RemoteApi {
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    this.enter({ route: 'getTask', status: 200 });
+    await this.enter({ route: 'getTask', status: 200 });
     for (const tasks of this.tasks.values()) {
       const task = tasks.find((t) => t.id === taskId);
       if (task) return structuredClone(task);
@@ -191,12 +191,12 @@ export class FakeRemote implements RemoteApi {
     projectId: string,
     from: Map<string, T[]>,
   ): Promise<T[]> {
-    this.enter({ route, projectId, status: 200 });
+    await this.enter({ route, projectId, status: 200 });
     return structuredClone(from.get(projectId) ?? []);
   }
 
-  private enter(call: FakeCall): void {
-    this.beforeCall?.(call);
+  private async enter(call: FakeCall): Promise<void> {
+    await this.beforeCall?.(call);
     this.calls.push(call);
   }
 }

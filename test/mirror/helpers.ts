@@ -1,4 +1,5 @@
 /** Shared set-up for the mirror's tests: an engine over a temp database and the fake service. */
+import { storeOver } from '../fixtures/store.js';
 import pino from 'pino';
 import type { ListType, PutType } from '../../src/domain/index.js';
 import type { Db } from '../../src/store/database.js';
@@ -24,7 +25,13 @@ export function setup(options: Partial<MirrorOptions> = {}) {
   const { db, file } = tempDatabase();
   const remote = new FakeRemote();
   const clock = new FakeClock();
-  const mirror = new Mirror({ db, remote, clock, logger: pino({ level: 'silent' }), ...options });
+  const mirror = new Mirror({
+    store: storeOver(db, clock).mirror,
+    remote,
+    clock,
+    logger: pino({ level: 'silent' }),
+    ...options,
+  });
   return { db, file, remote, clock, mirror };
 }
 

@@ -71,11 +71,11 @@ describe('task history', () => {
     remote.seed('p1', 2);
     await mirror.syncProject('p1');
     const task = { ...remote.tasks.get('p1')![0]!, progress: 50, status: 'InProgress' };
-    expect(put(mirror, 'p1', 'task', task)).toBe('changed');
-    expect(put(mirror, 'p1', 'task', task)).toBe('unchanged');
-    expect(remove(mirror, 'p1', 'task', 'p1-t2')).toBe('changed');
-    expect(remove(mirror, 'p1', 'task', 'p1-t2')).toBe('unchanged');
-    expect(put(mirror, 'p1', 'task', makeTask('p1-new'))).toBe('changed');
+    expect(await put(mirror, 'p1', 'task', task)).toBe('changed');
+    expect(await put(mirror, 'p1', 'task', task)).toBe('unchanged');
+    expect(await remove(mirror, 'p1', 'task', 'p1-t2')).toBe('changed');
+    expect(await remove(mirror, 'p1', 'task', 'p1-t2')).toBe('unchanged');
+    expect(await put(mirror, 'p1', 'task', makeTask('p1-new'))).toBe('changed');
     expect(history(db).map((h) => [h.taskId, h.field, h.oldValue, h.newValue])).toEqual([
       ['p1-t1', 'status', 'NotStarted', 'InProgress'],
       ['p1-t1', 'progress', '0', '50'],
@@ -87,11 +87,11 @@ describe('task history', () => {
   it('writes no history for events before the project has its baseline', async () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 1);
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.route === 'listTasks') throw new Error('down');
     };
     await mirror.syncProject('p1');
-    expect(put(mirror, 'p1', 'task', makeTask('p1-x'))).toBe('changed');
+    expect(await put(mirror, 'p1', 'task', makeTask('p1-x'))).toBe('changed');
     expect(history(db)).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ describe('a full read of a project', () => {
     const { db, remote, mirror } = setup({ pageSize: 10 });
     remote.seed('p1', 25);
     let added = false;
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page === 2 && !added) {
         added = true;
         remote.tasks.get('p1')!.unshift(makeTask('new-1'));
@@ -39,7 +39,7 @@ describe('a full read of a project', () => {
     remote.seed('p1', 25);
     await mirror.syncProject('p1');
     let removed = false;
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page === 2 && !removed) {
         removed = true;
         remote.tasks.get('p1')!.splice(0, 3);
@@ -55,7 +55,7 @@ describe('a full read of a project', () => {
     remote.seed('p1', 20);
     await mirror.syncProject('p1');
     let done = false;
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page === 2 && !done) {
         done = true;
         const tasks = remote.tasks.get('p1')!;
@@ -75,7 +75,7 @@ describe('a full read of a project', () => {
     remote.tasks.get('p1')![0]!.name = 'renamed';
     const before = snapshot(db);
     let added = 0;
-    remote.beforePage = (_p, page) => {
+    remote.beforePage = async (_p, page) => {
       if (page === 2) remote.tasks.get('p1')!.push(makeTask(`more-${++added}`));
     };
     const result = await mirror.syncProject('p1');

@@ -1,4 +1,5 @@
 /** The engine with the real HTTP client against the real simulator, over sockets. */
+import { storeOver } from '../fixtures/store.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RequestGovernor } from '../../src/budget/index.js';
@@ -17,7 +18,7 @@ function engineFor(sim: Simulator, db: Db, clock: FakeClock) {
   const logger = pino({ level: 'silent' });
   const gate = new RequestGovernor({ clock, maxWaitMs: 0, reserve: 0 });
   const remote = createHttpRemote({ baseUrl: sim.baseUrl, token: sim.token, gate, clock, logger });
-  return new Mirror({ db, remote, clock, logger });
+  return new Mirror({ store: storeOver(db, clock).mirror, remote, clock, logger });
 }
 
 /** The mirror equals the service for `projectId`: every record's JSON, nothing more. */

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { storeOver } from '../fixtures/store.js';
 import { describe, expect, it } from 'vitest';
 import { RemoteStatusError, UsageError } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
@@ -53,7 +54,7 @@ describe('syncAll', () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 3);
     remote.seed('p2', 3);
-    remote.beforeCall = (call) => {
+    remote.beforeCall = async (call) => {
       if (call.projectId === 'p1' && call.route === 'listDependencies') {
         throw new RemoteStatusError(403, 'forbidden', 'no', {
           route: 'listDependencies',
@@ -80,7 +81,7 @@ describe('syncAll', () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 3);
     await mirror.syncAll();
-    remote.beforeCall = () => {
+    remote.beforeCall = async () => {
       throw new RemoteStatusError(401, 'unauthorized', undefined, { route: 'listProjects' });
     };
     const report = await mirror.syncAll();
@@ -105,8 +106,13 @@ describe('syncAll', () => {
   it('refuses a page size the service does not accept', () => {
     const { db, remote, clock } = setup();
     const logger = pino({ level: 'silent' });
-    expect(() => new Mirror({ db, remote, clock, logger, pageSize: 501 })).toThrow(UsageError);
-    expect(() => new Mirror({ db, remote, clock, logger, pageSize: 0 })).toThrow(/from 1 to 500/);
+    expect(
+      () =>
+        new Mirror({ store: storeOver(db, clock).mirror, remote, clock, logger, pageSize: 501 }),
+    ).toThrow(UsageError);
+    expect(
+      () => new Mirror({ store: storeOver(db, clock).mirror, remote, clock, logger, pageSize: 0 }),
+    ).toThrow(/from 1 to 500/);
   });
 });
 
@@ -133,12 +139,17 @@ describe('syncProject', () => {
 });
 
 describe('apply paths', () => {
-  it('refuse projects that are not mirrored', () => {
+  it('refuse projects that are not mirrored', async () => {
     const { mirror } = setup();
-    expect(put(mirror, 'p1', 'task', { id: 't1' } as never)).toBe('unknown_project');
-    expect(replace(mirror, 'p1', 'member', [])).toBe('unknown_project');
+    expect(await put(mirror, 'p1', 'task', { id: 't1' } as never)).toBe('unknown_project');
+    expect(await replace(mirror, 'p1', 'member', [])).toBe('unknown_project');
     expect(
-      put(mirror, 'p1', 'project', { id: 'p1', name: 'x', active: true, readOnlyReason: null }),
+      await put(mirror, 'p1', 'project', {
+        id: 'p1',
+        name: 'x',
+        active: true,
+        readOnlyReason: null,
+      }),
     ).toBe('unknown_project');
   });
 
@@ -147,18 +158,18 @@ describe('apply paths', () => {
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
     const project = { id: 'p1', name: 'New', active: false, readOnlyReason: 'archived' };
-    expect(put(mirror, 'p1', 'project', project)).toBe('changed');
-    expect(put(mirror, 'p1', 'project', project)).toBe('unchanged');
+    expect(await put(mirror, 'p1', 'project', project)).toBe('changed');
+    expect(await put(mirror, 'p1', 'project', project)).toBe('unchanged');
     expect(db.prepare('SELECT name, active, read_only_reason FROM projects').get()).toEqual({
       name: 'New',
       active: 0,
       read_only_reason: 'archived',
     });
     const members = [{ id: 'm1', name: 'Ada', kind: 'person' }];
-    expect(replace(mirror, 'p1', 'member', members)).toBe('unchanged');
-    expect(replace(mirror, 'p1', 'member', [...members, { id: 'm2' }])).toBe('changed');
+    expect(await replace(mirror, 'p1', 'member', members)).toBe('unchanged');
+    expect(await replace(mirror, 'p1', 'member', [...members, { id: 'm2' }])).toBe('changed');
     const deps = [{ id: 'd9', predecessorId: 'a', successorId: 'b', type: 'SS' }];
-    expect(replace(mirror, 'p1', 'dependency', deps)).toBe('changed');
+    expect(await replace(mirror, 'p1', 'dependency', deps)).toBe('changed');
     expect(
       db.prepare('SELECT id, predecessor_id, successor_id, type FROM dependencies').all(),
     ).toEqual([{ id: 'd9', predecessor_id: 'a', successor_id: 'b', type: 'SS' }]);
@@ -171,9 +182,11 @@ describe('apply paths', () => {
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
     const resource = { id: 'p1-r1', name: 'Crane' };
-    expect(put(mirror, 'p1', 'resource', resource)).toBe('unchanged');
-    expect(put(mirror, 'p1', 'resource', { ...resource, name: 'Tower crane' })).toBe('changed');
-    expect(put(mirror, 'p1', 'member', { id: 'm7', kind: 'integration' })).toBe('changed');
+    expect(await put(mirror, 'p1', 'resource', resource)).toBe('unchanged');
+    expect(await put(mirror, 'p1', 'resource', { ...resource, name: 'Tower crane' })).toBe(
+      'changed',
+    );
+    expect(await put(mirror, 'p1', 'member', { id: 'm7', kind: 'integration' })).toBe('changed');
     expect(db.prepare('SELECT name FROM resources').pluck().all()).toEqual(['Tower crane']);
     expect(db.prepare('SELECT id, kind FROM members ORDER BY id').all()).toEqual([
       { id: 'm1', kind: 'person' },
@@ -199,7 +212,7 @@ describe('apply paths', () => {
       { type: 'task.updated', projectId: 'p1', id: 'p1-t1' },
     ];
     for (const event of events) {
-      expect(() => mirror.writer.applyEvent(event as never)).toThrow(/malformed response/);
+      await expect(mirror.writer.applyEvent(event as never)).rejects.toThrow(/malformed response/);
     }
     expect(db.prepare('SELECT id, data FROM tasks ORDER BY id').all()).toEqual(before);
     expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(0);
@@ -209,9 +222,11 @@ describe('apply paths', () => {
     const { remote, mirror } = setup();
     remote.seed('p1', 1);
     await mirror.syncProject('p1');
-    expect(() => put(mirror, 'p1', 'task', { name: 'x' } as never)).toThrow(
+    await expect(put(mirror, 'p1', 'task', { name: 'x' } as never)).rejects.toThrow(
       /task without a string id/,
     );
-    expect(() => replace(mirror, 'p1', 'resource', [{ name: 'x' }] as never)).toThrow(/row 1/);
+    await expect(replace(mirror, 'p1', 'resource', [{ name: 'x' }] as never)).rejects.toThrow(
+      /row 1/,
+    );
   });
 });

@@ -16,11 +16,12 @@ describe('docs/grafana-dashboard.json', () => {
     const metrics = new DaemonMetrics(
       {
         quota: () => [{ token: 'default', limit: 5000, remaining: 10 }],
-        projectTimes: () => [
+        projectTimes: async () => [
           { projectId: 'p_1', lastPassAt: Date.now(), lastChangeAt: Date.now() },
         ],
-        outboxDepth: () => ({ pending: 1 }),
+        outboxDepth: async () => ({ pending: 1 }),
         realtimeConnected: () => true,
+        storeQueue: () => ({ depth: 0, oldestAgeMs: 0 }),
       },
       { version: '1.2.3' },
     );

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { storeOver } from '../fixtures/store.js';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { enqueue, OutboxPusher, type OutboxPusherOptions } from '../../src/outbox/index.js';
@@ -8,7 +9,7 @@ import { tempDatabase } from '../fixtures/db.js';
 import { drive } from '../remote/stand-in.js';
 import { asRemoteApi, FakeRemote } from './fake-remote.js';
 import { newTask, newTaskJson } from './tasks.js';
-import { mirrorAnswers, outboxItems } from '../fixtures/outbox.js';
+import { outboxItems } from '../fixtures/outbox.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -27,12 +28,11 @@ function setup(options: Partial<OutboxPusherOptions> = {}) {
   const clock = new FakeClock();
   const fake = new FakeRemote();
   const pusher = new OutboxPusher({
-    db,
+    store: storeOver(db, clock),
     remote: asRemoteApi(fake),
     clock,
     logger: silent,
     random: () => 0.5,
-    applyResult: mirrorAnswers(db, clock),
     ...options,
   });
   const queue = (op: string, projectId: string, body: unknown = {}, targetId?: string) =>
@@ -299,11 +299,10 @@ describe('OutboxPusher.pushOnce', () => {
     const reopened = openDatabase(file);
     try {
       const restarted = new OutboxPusher({
-        db: reopened,
+        store: storeOver(reopened, clock),
         remote: asRemoteApi(fake),
         clock,
         logger: silent,
-        applyResult: mirrorAnswers(reopened, clock),
       });
       expect(await restarted.pushOnce()).toMatchObject({ sent: 1, done: 1, pending: 0 });
       expect(fake.requests).toHaveLength(2);

@@ -3,6 +3,7 @@
  * the injected clock and inside the request budget, before leaving it pending; a project's later
  * items wait for it, other projects' items do not.
  */
+import { storeOver } from '../fixtures/store.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RequestGovernor } from '../../src/budget/index.js';
@@ -20,7 +21,6 @@ import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { drive } from '../remote/stand-in.js';
 import { newTask } from './tasks.js';
-import { mirrorAnswers } from '../fixtures/outbox.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -45,12 +45,11 @@ async function setup(
     logger,
   });
   const pusher = new OutboxPusher({
-    db,
+    store: storeOver(db, clock),
     remote,
     clock,
     logger,
     random: () => 0.5,
-    applyResult: mirrorAnswers(db, clock),
     ...pusherOptions,
   });
   const outbox = new OutboxRepository(db);

@@ -2,6 +2,7 @@
  * The outbox against the real simulator over HTTP: exactly-once creates across dropped answers
  * and a SIGKILL mid-push, and confirmed edits landing in the mirror with the service's ids.
  */
+import { storeOver } from '../fixtures/store.js';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestGovernor } from '../../src/budget/index.js';
 import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
-import { enqueue, OutboxPusher, answersInto, type PushReport } from '../../src/outbox/index.js';
+import { enqueue, OutboxPusher, type PushReport } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
@@ -38,16 +39,11 @@ async function setup(sim: Simulator) {
     clock: systemClock,
     logger,
   });
-  const mirror = new Mirror({ db, remote, clock: systemClock, logger });
+  const store = storeOver(db, systemClock);
+  const mirror = new Mirror({ store: store.mirror, remote, clock: systemClock, logger });
   expect((await mirror.syncAll()).ok).toBe(true);
   const clock = new FakeClock();
-  const pusher = new OutboxPusher({
-    db,
-    remote,
-    clock,
-    logger,
-    applyResult: answersInto(mirror.writer),
-  });
+  const pusher = new OutboxPusher({ store, remote, clock, logger });
   const projectId = sim.service.listProjects()[0]?.id ?? '';
   const queue = (op: string, body: unknown, targetId: string | null = null) =>
     enqueue(db, { op, projectId, targetId, body }, Date.now()).id;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { wireEngine } from '../../src/daemon/wiring.js';
+import { openEngine } from '../../src/daemon/wiring.js';
 import type { SyncReport } from '../../src/mirror/index.js';
 import type { PushReport } from '../../src/outbox/index.js';
 import { Prng, type Simulator } from '../../src/sim/index.js';
@@ -90,7 +90,7 @@ export async function inProcess<T extends 'sync' | 'push'>(
 ): Promise<T extends 'sync' ? SyncReport : PushReport> {
   const db = openDatabase(file);
   const logger = pino({ level: 'silent' });
-  const engine = wireEngine(
+  const engine = await openEngine(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
     { db, logger },
   );

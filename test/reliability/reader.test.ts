@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { wireEngine } from '../../src/daemon/wiring.js';
+import { openEngine } from '../../src/daemon/wiring.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { seededRandom } from './helpers.js';
@@ -50,7 +50,7 @@ describe('a reader process during passes', () => {
   it('never gets SQLITE_BUSY and only ever sees whole passes', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: TASKS, limits: false });
     const { db, file } = tempDatabase();
-    const engine = wireEngine(
+    const engine = await openEngine(
       { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
       {
         db,

@@ -5,7 +5,7 @@
  * day of changes each day up to today.
  */
 import pino from 'pino';
-import { wireEngine } from '../../src/daemon/wiring.js';
+import { openEngine } from '../../src/daemon/wiring.js';
 import type { SimFixture } from '../../src/sim/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -102,7 +102,7 @@ export async function buildReportMirror(): Promise<ReportMirror> {
   });
   const { db, file } = tempDatabase();
   const clock = new FakeClock(todayMs() - 3 * MS_PER_DAY + MS_PER_DAY / 2);
-  const engine = wireEngine(
+  const engine = await openEngine(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(TOKEN) },
     { db, logger: pino({ level: 'silent' }), clock },
   );

@@ -31,8 +31,8 @@ describe('hostile realtime events', () => {
     const huge = decodeMessage(message({ id: taskId, name: 'N'.repeat(MAX_FIELD_CHARS + 1) }));
     expect(huge.kind).toBe('event');
     if (huge.kind !== 'event') return;
-    expect(() => mirror.writer.applyEvent(huge.event)).toThrow(MalformedResponseError);
-    expect(() => mirror.writer.applyEvent(huge.event)).toThrow(
+    await expect(mirror.writer.applyEvent(huge.event)).rejects.toThrow(MalformedResponseError);
+    await expect(mirror.writer.applyEvent(huge.event)).rejects.toThrow(
       `event task.updated of p_1: malformed response: record: task ${taskId} has a string of ${MAX_FIELD_CHARS + 1} characters in name`,
     );
 

@@ -3,6 +3,7 @@
  * that passes every request through until a test sets `tamper`, which may answer a request
  * itself (a body trickled a byte at a time, a huge or deeply nested page, the token echoed back).
  */
+import { storeOver } from '../fixtures/store.js';
 import { once } from 'node:events';
 import {
   createServer,
@@ -101,7 +102,13 @@ export function engineFor(
     ...remoteOptions,
   });
   onTestFinished(() => remote.close());
-  return new Mirror({ db, remote, clock, logger, ...(pageSize === undefined ? {} : { pageSize }) });
+  return new Mirror({
+    store: storeOver(db, clock).mirror,
+    remote,
+    clock,
+    logger,
+    ...(pageSize === undefined ? {} : { pageSize }),
+  });
 }
 
 /** `PRAGMA integrity_check` of the mirror: "ok" when the file is sound. */

@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { wireEngine } from '../../src/daemon/wiring.js';
+import { openEngine } from '../../src/daemon/wiring.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { cli } from '../outbox/in-process-cli.js';
@@ -41,7 +41,7 @@ describe('server text in tables', () => {
       },
     });
     const { db, file } = tempDatabase();
-    const engine = wireEngine(
+    const engine = await openEngine(
       { baseUrl: new URL(sim.baseUrl), tokens: singleToken(TOKEN) },
       { db, logger: pino({ level: 'silent' }) },
     );

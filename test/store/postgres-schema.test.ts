@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import pino from 'pino';
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { wireEngine } from '../../src/daemon/wiring.js';
+import { openEngine } from '../../src/daemon/wiring.js';
 import { zonedDay } from '../../src/domain/index.js';
 import { isoTime } from '../../src/store/database.js';
 import { REPORT_VIEW_NAMES } from '../../src/store/report-views.js';
@@ -152,7 +152,7 @@ describe('schema.pg.sql', () => {
       limits: false,
     });
     const { db } = tempDatabase();
-    const engine = wireEngine(
+    const engine = await openEngine(
       { baseUrl: new URL(sim.baseUrl), tokens: singleToken(TOKEN) },
       { db, logger: pino({ level: 'silent' }) },
     );

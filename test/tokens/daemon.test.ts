@@ -14,7 +14,7 @@ import { threeTokens, tokensEngine } from './fixtures.js';
 describe('the daemon with several tokens', () => {
   it('listens once per token, plans per token, shows each token, and survives a revoked one', async () => {
     const setup = await threeTokens();
-    const engine = tokensEngine(setup);
+    const engine = await tokensEngine(setup);
     const daemon = new Daemon({
       engine,
       logger: pino({ level: 'silent' }),

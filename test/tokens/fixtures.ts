@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { onTestFinished } from 'vitest';
-import { wireEngine, type Engine, type EngineOptions } from '../../src/daemon/wiring.js';
+import { openEngine, type Engine, type EngineOptions } from '../../src/daemon/wiring.js';
 import { hashToken, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
 import type { Db } from '../../src/store/database.js';
 import type { TokenCredential } from '../../src/tokens/index.js';
@@ -50,17 +50,17 @@ export async function threeTokens(options: SimulatorOptions = {}): Promise<Three
 }
 
 /** The engine with every token over `options.db` or a fresh mirror, closed when the test ends. */
-export function tokensEngine(
+export async function tokensEngine(
   setup: ThreeTokens,
   options: Omit<EngineOptions, 'db' | 'logger'> & { db?: Db } = {},
-): Engine {
+): Promise<Engine & { db: Db }> {
   const { db = tempDatabase().db, ...rest } = options;
-  const engine = wireEngine(
+  const engine = await openEngine(
     { baseUrl: new URL(setup.sim.baseUrl), tokens: setup.tokens },
     { db, logger: pino({ level: 'silent' }), ...rest },
   );
   onTestFinished(() => engine.close());
-  return engine;
+  return Object.assign(engine, { db });
 }
 
 /** The labels of the tokens whose requests of `route` named `projectId`, in order. */

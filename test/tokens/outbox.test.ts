@@ -31,7 +31,7 @@ function creates(setup: ThreeTokens, projectId: string) {
 describe('outbox items with several tokens', () => {
   it('go out with their token and its integration identity, exactly once, across a lost answer', async () => {
     const setup = await threeTokens();
-    const engine = tokensEngine(setup);
+    const engine = await tokensEngine(setup);
     expect((await engine.mirror.syncAll()).ok).toBe(true);
     const now = Date.now();
     // Queued first, so the lost answer below is its own: p_3 is read through c.
@@ -103,7 +103,7 @@ describe('outbox items with several tokens', () => {
 
   it('keeps the token of its first attempt after a restart that reads the project through another', async () => {
     const setup = await threeTokens();
-    const first = tokensEngine(setup);
+    const first = await tokensEngine(setup);
     expect((await first.mirror.syncAll()).ok).toBe(true);
     const item = enqueue(
       first.db,
@@ -116,8 +116,8 @@ describe('outbox items with several tokens', () => {
     expect(outboxItems(first.db)[0]).toMatchObject({ tokenLabel: 'a', attempts: 1 });
 
     // A restart whose saved routing reads p_1 through c (as after a failover).
-    first.state.set(STATE_KEYS.routing, { tokens: [], projects: { p_1: 'c' } }, 'now');
-    const restarted = tokensEngine(setup, { db: first.db });
+    await first.store.state.set(STATE_KEYS.routing, { tokens: [], projects: { p_1: 'c' } }, 'now');
+    const restarted = await tokensEngine(setup, { db: first.db });
     expect((await restarted.mirror.syncAll()).ok).toBe(true);
     expect(restarted.remote.tokenOf('p_1')).toBe('c');
     const done = await restarted.pusher().pushOnce({ ignoreBackoff: true });

@@ -10,7 +10,7 @@ import { threeTokens, tokensEngine, tokensUsed } from './fixtures.js';
 describe('several tokens', () => {
   it('mirrors every project any token sees once, each through one token, equal to the service', async () => {
     const setup = await threeTokens();
-    const engine = tokensEngine(setup);
+    const engine = await tokensEngine(setup);
 
     const report = await engine.mirror.syncAll();
 
@@ -31,7 +31,7 @@ describe('several tokens', () => {
 
   it('moves the projects of a revoked token to another that sees them, within the pass', async () => {
     const setup = await threeTokens({ tasks: 1_200 });
-    const engine = tokensEngine(setup);
+    const engine = await tokensEngine(setup);
     expect((await engine.mirror.syncAll()).ok).toBe(true);
     expect(engine.remote.tokenOf('p_1')).toBe('a');
 
@@ -71,7 +71,7 @@ describe('several tokens', () => {
     // would send 30 a second, twice the IP's limit.
     const limits = { burst: 10, burstWindowMs: 1_000, ipLimit: 15, ipWindowMs: 1_000 };
     const setup = await threeTokens({ projects: 3, tasks: 8_000, ...limits });
-    const engine = tokensEngine(setup, {
+    const engine = await tokensEngine(setup, {
       governor: {
         burstLimit: 10,
         burstWindowMs: 1_000,

@@ -6,17 +6,15 @@
 import { existsSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../../domain/index.js';
-import { wireEngine, type Engine } from '../../daemon/wiring.js';
-import { enqueue } from '../../outbox/index.js';
+import { openEngine, type Engine } from '../../daemon/wiring.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 import { isoTime, openDatabase } from '../../store/database.js';
 import { DaemonStateRepository } from '../../store/daemon-state.js';
-import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { createProgressView } from '../progress.js';
 import { openCommandLogger } from '../session.js';
-import { EXAMPLE_QUERIES, runExample } from '../demo/queries.js';
+import { EXAMPLE_QUERIES, renderExample } from '../demo/queries.js';
 import { table } from '../status/render.js';
 import { singleToken, type TokenView } from '../../tokens/index.js';
 
@@ -55,11 +53,11 @@ export const demoCommand: CliCommand = {
       tokens: [token],
     });
     const { logger, logLines } = openCommandLogger(args, [token]);
-    const engine = wireEngine(
+    const engine = await openEngine(
       { baseUrl: new URL(sim.baseUrl), tokens: singleToken(token) },
       { db: file, logger },
     );
-    engine.state.set(DEMO_MARK, true, isoTime(Date.now()));
+    await engine.store.state.set(DEMO_MARK, true, isoTime(Date.now()));
     const view = createProgressView(
       process.stderr,
       logger,
@@ -76,7 +74,9 @@ export const demoCommand: CliCommand = {
         `\nQuota: ${budget.quotaRemaining ?? '?'} of ${budget.quotaLimit ?? '?'} requests left today; ${sim.requestLog.count({ status: 429 })} answers were 429.`,
       );
       out(`\n4. Example queries (sqlite3 ${file}):\n`);
-      for (const query of EXAMPLE_QUERIES) out(`${runExample(engine.db, query)}\n`);
+      for (const query of EXAMPLE_QUERIES) {
+        out(`${renderExample(query, await engine.store.examples.rows(query.sql))}\n`);
+      }
       out(`Next: projmirror status --db ${file}; projmirror report --db ${file}; the README.`);
       return synced ? EXIT_OK : EXIT_FAILED;
     } finally {
@@ -139,13 +139,12 @@ async function syncTwice(engine: Engine, stopProgress: () => void): Promise<bool
 
 /** Queues a create, two updates and an edit of the read-only project, and pushes them. */
 async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
-  const { db } = engine;
+  const { outbox } = engine.store;
   const [first, second] = sim.service.listTasks('p_1');
   const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
   const now = Date.now();
   const queued = [
-    enqueue(
-      db,
+    outbox.enqueue(
       {
         op: 'task.create',
         projectId: 'p_1',
@@ -158,13 +157,11 @@ async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
       },
       now,
     ),
-    enqueue(
-      db,
+    outbox.enqueue(
       { op: 'task.update', projectId: 'p_1', targetId: first!.id, body: { progress: 100 } },
       now,
     ),
-    enqueue(
-      db,
+    outbox.enqueue(
       {
         op: 'task.update',
         projectId: 'p_1',
@@ -173,8 +170,7 @@ async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
       },
       now,
     ),
-    enqueue(
-      db,
+    outbox.enqueue(
       {
         op: 'task.update',
         projectId: readOnly!.id,
@@ -184,13 +180,19 @@ async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
       now,
     ),
   ];
+  await Promise.all(queued);
   const pushed = await engine.pusher().pushOnce({ ignoreBackoff: true });
   out(
     `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
   );
-  const items = new OutboxRepository(db)
-    .list()
-    .map((item) => [item.id, item.op, item.projectId, item.targetId, item.state, item.lastError]);
+  const items = (await outbox.list()).map((item) => [
+    item.id,
+    item.op,
+    item.projectId,
+    item.targetId,
+    item.state,
+    item.lastError,
+  ]);
   out(
     table([
       ['id', 'op', 'project', 'target', 'state', 'last_error'],

@@ -1,5 +1,4 @@
 /** `projmirror push`: send every pending outbox item, retrying transient failures, then one summary line. */
-import { OutboxRepository } from '../../store/outbox.js';
 import { runningDaemonPid } from '../../daemon/daemon.js';
 import { UsageError } from '../../domain/index.js';
 import type { PushReport } from '../../outbox/index.js';
@@ -8,6 +7,7 @@ import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { REMOTE_OPTIONS, withCommonOptions, type CommonOptionName } from '../common-options.js';
 import { openSession } from '../session.js';
+import { STATE_KEYS } from '../../store/daemon-state.js';
 import { pushSummary, pushSummaryLine } from '../summary.js';
 
 /** A one-shot push waits through burst pauses and 429s, not for a quota day to end. */
@@ -50,9 +50,9 @@ export const pushCommand: CliCommand = {
   handler: async (args) => {
     const started = Date.now();
     const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
-    const session = openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
+    const session = await openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
     const { engine, logger } = session;
-    const daemonPid = runningDaemonPid(engine.db);
+    const daemonPid = runningDaemonPid(await engine.store.state.get(STATE_KEYS.daemon));
     if (daemonPid !== undefined) {
       await session.close();
       throw new UsageError(
@@ -61,9 +61,7 @@ export const pushCommand: CliCommand = {
     }
     // On a shared PostgreSQL mirror, push sends the items of the projects whose leases it can
     // take: those no running daemon holds.
-    engine.leases?.claim([
-      ...new Set(new OutboxRepository(engine.db).heads().map((item) => item.projectId)),
-    ]);
+    if (engine.leases) engine.leases.claim(await engine.store.outbox.projectsWithItems());
     const pusher = engine.pusher({
       maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
       itemRetryWindowMs,

@@ -14,11 +14,13 @@ import type { CliCommand } from '../command.js';
 import { readCommonConfig, REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
 import { EXIT_OK, EXIT_TOKEN_REFUSED, ExitError } from '../exit.js';
 import { openSession, type Session } from '../session.js';
-import { notifySystemd } from '../systemd-notify.js';
+import { notifySystemd, startWatchdog } from '../systemd-notify.js';
 import { VERSION } from '../version.js';
 
 /** The daemon must be gone this long after SIGTERM, whatever is in flight. */
 export const STOP_DEADLINE_MS = 4_500;
+/** After SIGTERM, work still waiting on the database this long is abandoned. */
+export const ABANDON_AFTER_MS = 1_500;
 
 type RunOptions = ReturnType<typeof checkRunOptions>;
 
@@ -36,7 +38,7 @@ export const runCommand: CliCommand = {
     ]),
   handler: async (args) => {
     const checked = checkRunOptions(args);
-    const session = openSession(args);
+    const session = await openSession(args);
     const { engine, logger, settings } = session;
     logger.info(
       { version: VERSION, pid: process.pid, node: process.versions.node },
@@ -71,8 +73,12 @@ export const runCommand: CliCommand = {
     );
     engine.onResponse((metric) => refusal.observe(metric));
     let server: MetricsServer | undefined;
+    let stopWatchdog = () => {};
     try {
       server = await serveMetrics(session, daemon, refusal, checked);
+      // Alive while the event loop turns; a database outage the daemon reports is no reason to
+      // restart it (the store waits on its own thread), a loop that does not turn is.
+      stopWatchdog = startWatchdog(() => !refusal.refused, logger);
       // A signal during the initial sync stops it too: start() is not awaited; the daemon's
       // stop() aborts it and awaits what it started.
       const starting = daemon.start(() => void notifySystemd('ready', logger));
@@ -83,15 +89,26 @@ export const runCommand: CliCommand = {
       await stopped.signal;
     } finally {
       stopped.dispose();
+      stopWatchdog();
       const deadline = setTimeout(() => {
         logger.warn('stop deadline reached; exiting');
         process.exit(EXIT_OK);
       }, STOP_DEADLINE_MS);
       deadline.unref();
       const stopping = notifySystemd('stopping', logger);
+      // Work still waiting on the database this long after the signal (a lock held elsewhere, a
+      // stalled connection) is abandoned: the database rolls back the unit in hand, and the next
+      // start passes what it would have written.
+      const abandon = setTimeout(() => void session.close({ abandon: true }), ABANDON_AFTER_MS);
+      abandon.unref();
       await daemon.stop();
+      clearTimeout(abandon);
       await server?.close();
-      await session.close();
+      // A unit still waiting on the database (a lock held elsewhere, a stalled connection) is
+      // abandoned: the database rolls it back, and the next start passes what it would have written.
+      await session.close({
+        abandon: !daemon.storeHealth().ok || engine.store.progress().depth > 0,
+      });
       await stopping;
       clearTimeout(deadline);
       logger.info('daemon stopped');
@@ -117,15 +134,21 @@ async function serveMetrics(
   const server = await startMetricsServer(
     metrics,
     { host: checked.metricsHost, port: checked.metricsPort },
-    () => ({
-      // Unhealthy at once when every token is refused, and while configured realtime is down.
-      ok: !refusal.refused && (settings.realtimeUrl === undefined || daemon.connected),
-      detail: {
-        realtime: daemon.connected,
-        tokenRefused: refusal.refused,
-        tokensRefused: refusal.refusedTokens(),
-      },
-    }),
+    () => {
+      const store = daemon.storeHealth();
+      return {
+        // Unhealthy at once when every token is refused, while configured realtime is down, and
+        // while the database has completed no unit of work for longer than its bound.
+        ok:
+          !refusal.refused && store.ok && (settings.realtimeUrl === undefined || daemon.connected),
+        detail: {
+          realtime: daemon.connected,
+          database: store.ok ? 'ok' : store.reason,
+          tokenRefused: refusal.refused,
+          tokensRefused: refusal.refusedTokens(),
+        },
+      };
+    },
   );
   logger.info({ host: server.host, port: server.port }, 'metrics listening');
   return server;

@@ -22,7 +22,7 @@ export const syncCommand: CliCommand = {
     }),
   handler: async (args) => {
     const started = Date.now();
-    const session = openSession(args, { maxWaitMs: SYNC_MAX_WAIT_MS });
+    const session = await openSession(args, { maxWaitMs: SYNC_MAX_WAIT_MS });
     const { engine, logger, settings } = session;
     const view = createProgressView(
       process.stderr,

@@ -1,5 +1,4 @@
 /** The example queries the demo runs against the mirror it built, shown with their results. */
-import type { Db } from '../../store/database.js';
 import { table } from '../status/render.js';
 
 /** A query to show a person, with a line on what it answers. */
@@ -28,11 +27,11 @@ FROM task_history ORDER BY id DESC LIMIT 6`,
   },
 ];
 
-/** Runs `query` and renders its rows as an aligned table. */
-export function runExample(db: Db, query: ExampleQuery): string {
-  const statement = db.prepare(query.sql);
-  const columns = statement.columns().map((column) => column.name);
-  const rows = statement.raw().all() as unknown[][];
+/** Renders `query`'s answer (column names, rows) as an aligned table. */
+export function renderExample(
+  query: ExampleQuery,
+  { columns, rows }: { columns: string[]; rows: unknown[][] },
+): string {
   const cells = rows.map((row) => row.map((value) => (value === null ? 'NULL' : String(value))));
   const body = rows.length === 0 ? '(no rows)' : table([columns, ...cells]);
   return `-- ${query.title}\n${query.sql};\n\n${body}`;

@@ -101,7 +101,7 @@ class CaseRun {
   async play(testCase: ConvergenceCase): Promise<CaseResult> {
     const { host, driver, trace } = this.context;
     for (const step of testCase.beforeStart) await performStep(step, this.context);
-    host.start();
+    await host.start();
     trace.push('daemon started');
     if (testCase.settleAfterStart) {
       await driver.drive(host.started, OPERATION_HORIZON_MS, 'the first start-up');

@@ -8,7 +8,7 @@
  */
 import pino from 'pino';
 import { Daemon } from '../../../src/daemon/daemon.js';
-import { wireEngine, type Engine } from '../../../src/daemon/wiring.js';
+import { openEngine, type Engine } from '../../../src/daemon/wiring.js';
 import type { Clock, ManualClock } from '../../../src/domain/index.js';
 import type { Simulator } from '../../../src/sim/index.js';
 import type { Db } from '../../../src/store/database.js';
@@ -104,13 +104,13 @@ export class DaemonHost {
   }
 
   /** Opens the mirror and starts a daemon on it (not waiting for its start-up). */
-  start(): void {
+  async start(): Promise<void> {
     if (this.current !== undefined) throw new Error('a daemon is already running');
     const db = this.mirror.open();
     const logger = pino({ level: 'silent' });
     const clock = new KillableClock(this.clock);
     const { leaseMs } = this.mirror;
-    const engine = wireEngine(
+    const engine = await openEngine(
       { baseUrl: new URL(this.sim.baseUrl), tokens: singleToken(this.sim.token) },
       { db, logger, clock, ...(leaseMs === undefined ? {} : { leaseMs }) },
     );

@@ -79,13 +79,13 @@ export async function performStep(step: Step, context: StepContext): Promise<voi
       return;
     case 'restart':
       await driver.drive(host.stop(), STOP_HORIZON_MS, 'a stop');
-      host.start();
+      await host.start();
       await host.handedOver(context.db);
       trace.push('daemon stopped and started again on the same mirror');
       return;
     case 'kill':
       host.kill();
-      host.start();
+      await host.start();
       await host.handedOver(context.db);
       trace.push('daemon killed; a new one started on the same mirror');
       return;

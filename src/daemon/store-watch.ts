@@ -1,0 +1,100 @@
+/**
+ * Health by progress, for the store: a write probe asked every `probeMs` (it waits, as writes do,
+ * while another connection holds the lock or the database is away), and a judgement: unhealthy
+ * while no unit has completed for `stallMs`, healthy again as soon as one does, without a restart. When the store answers again after trouble, `onBack`
+ * is told (the daemon then passes the projects whose events it could not write).
+ */
+import type { Logger } from 'pino';
+import { errorLine } from '../domain/index.js';
+import type { Store } from '../store/port.js';
+
+/** How long units may wait with none completing before the store counts as stalled. */
+export const DEFAULT_STORE_STALL_MS = 10_000;
+/** How often the write probe is asked. */
+export const DEFAULT_STORE_PROBE_MS = 2_000;
+
+/** The store's health as `/healthz` and the watchdog read it. */
+export interface StoreHealth {
+  ok: boolean;
+  /** Why not, in words (`no unit of work completed for 12 s`). */
+  reason?: string;
+}
+
+export interface StoreWatchOptions {
+  store: Store;
+  logger: Logger;
+  stallMs?: number;
+  probeMs?: number;
+  /** Told when the store answers after a failed or stalled probe. */
+  onBack: () => void;
+  /** The time, in ms; `Date.now` by default (the store's own progress is in wall time). */
+  now?: () => number;
+}
+
+/** Watches the store; see the module comment. */
+export class StoreWatch {
+  private readonly options: StoreWatchOptions;
+  private readonly stallMs: number;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private probing = false;
+  private troubled = false;
+
+  constructor(options: StoreWatchOptions) {
+    this.options = options;
+    this.stallMs = options.stallMs ?? DEFAULT_STORE_STALL_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Starts the probes; `stop()` ends them. */
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(
+      () => void this.probe(),
+      this.options.probeMs ?? DEFAULT_STORE_PROBE_MS,
+    );
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Notes that a unit failed for the database's sake (the next good probe counts as a return). */
+  troubleSeen(): void {
+    this.troubled = true;
+  }
+
+  /**
+   * Unhealthy once no unit has completed for longer than the bound (a failed unit is no
+   * progress; the probes keep an idle store's units completing every `probeMs`).
+   */
+  health(): StoreHealth {
+    const idleMs = this.now() - this.options.store.progress().lastCompletedAt;
+    if (idleMs <= this.stallMs) return { ok: true };
+    return { ok: false, reason: `no unit of work completed for ${Math.round(idleMs / 1000)} s` };
+  }
+
+  /** One probe, unless the last one is still waiting. */
+  async probe(): Promise<void> {
+    if (this.probing) return;
+    this.probing = true;
+    const askedAt = this.now();
+    try {
+      await this.options.store.health.probeWrite();
+      if (this.now() - askedAt > this.stallMs || this.troubled) {
+        this.troubled = false;
+        this.options.logger.info('the database answers again');
+        this.options.onBack();
+      }
+    } catch (error) {
+      if (!this.troubled) {
+        this.options.logger.warn({ err: errorLine(error) }, 'the database does not answer');
+      }
+      this.troubled = true;
+    } finally {
+      this.probing = false;
+    }
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The store's port: what the engines ask of the database, as units of work that never hold up
+ * the caller's thread. Each unit is one transaction or one read, sent with plain data and
+ * answered with plain data; units run one at a time, in the order they were asked. The
+ * implementations (`src/units/`) run where the connection is: a SQLite file's on a store thread
+ * of its own, a PostgreSQL database's on the caller's thread.
+ */
+import type {
+  Project,
+  RealtimeEvent,
+  RecordChange,
+  Task,
+  WriteRequest,
+  WriteResponse,
+} from '../domain/index.js';
+import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
+import type { ProjectTimesRow } from './mirror-facts.js';
+import type { IdentifiedRecord, RecordKind } from './project-records.js';
+
+/** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
+export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
+
+/** What a pass needs to know of the mirror when it begins. */
+export interface PassStart {
+  /** The project had a consistent pass before: this is not its backfill. */
+  baseline: boolean;
+  /** The project's record as mirrored (JSON text), if any. */
+  heldProject: string | undefined;
+  /** The ETag of that record, for a conditional get project. */
+  heldProjectEtag: string | undefined;
+}
+
+/** A kept page's ETag and size. */
+export interface KeptHead {
+  etag: string | null;
+  rowCount: number;
+}
+
+/** Where a page of a pass goes: its place in the read, and its ETag. */
+export interface PagePlace {
+  pageSize: number;
+  page: number;
+  etag: string | undefined;
+}
+
+/** A consistent read, ready to be committed. */
+export interface CommitRequest {
+  projectId: string;
+  project: Project;
+  /** A new ETag of the project, when the pass read it with get project. */
+  projectEtag: string | undefined;
+  /** The first pass: its pages were applied (and seen) as they came; only deletions remain. */
+  backfill: boolean;
+  pageSize: number;
+  lastPage: number;
+  totalCount: number;
+  lists: Record<RecordKind, IdentifiedRecord[]>;
+}
+
+/** The mirror's one writer and a pass's bookkeeping. */
+export interface MirrorPort {
+  /** Starts guarding a pass of the project (writes meanwhile are noted); what it must know. */
+  passBegin(projectId: string): Promise<PassStart>;
+  /** Ends the pass's guard; what it wrote, and the tasks the mirror holds now. */
+  passEnd(projectId: string): Promise<{ rows: number; history: number; tasks: number }>;
+  passFailed(projectId: string, error: string): Promise<void>;
+  /** A new full read begins: nothing seen yet, nothing shifted. */
+  attemptBegin(projectId: string): Promise<void>;
+  /** True when another write created or deleted a task during the attempt. */
+  shifted(projectId: string): Promise<boolean>;
+  beginBackfill(project: Project): Promise<void>;
+  keptHead(projectId: string, pageSize: number, page: number): Promise<KeptHead | undefined>;
+  /**
+   * A backfill's page (`rows`, or its kept copy when answered 304), kept and applied in one
+   * transaction; the problem when a task was already seen in this read.
+   */
+  backfillPage(
+    projectId: string,
+    place: PagePlace & { totalCount: number | null },
+    rows: Task[] | undefined,
+  ): Promise<string | undefined>;
+  /** A later pass's page, kept for its commit. */
+  stagePage(projectId: string, place: PagePlace, rows: Task[]): Promise<void>;
+  /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
+  commit(request: CommitRequest): Promise<string | undefined>;
+  applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;
+  applyFetched(
+    projectId: string,
+    changes: readonly RecordChange[],
+    route: string,
+  ): Promise<ApplyOutcome>;
+  projectIds(): Promise<string[]>;
+  /** Projects the mirror holds rows or bookkeeping of. */
+  knownProjectIds(): Promise<string[]>;
+  taskCount(projectId: string): Promise<number>;
+  hasProject(projectId: string): Promise<boolean>;
+  removeProject(projectId: string): Promise<void>;
+}
+
+/** What claiming an item led to. */
+export type Claim =
+  | { kind: 'send'; item: OutboxItem; request: WriteRequest }
+  | { kind: 'failed'; item: OutboxItem; error: string }
+  | { kind: 'gone' };
+
+/** An edit to queue. `body` is the JSON value of the op's body (`{}` when it takes none). */
+export interface EnqueueInput {
+  op: string;
+  projectId: string;
+  targetId?: string | null;
+  body?: unknown;
+  /** The label of the token to send it with; by default the token that reads the project. */
+  tokenLabel?: string | null;
+}
+
+/** The new item's id and the idempotency key its creates will carry. */
+export interface Enqueued {
+  id: number;
+  idempotencyKey: string;
+}
+
+/** The outbox queue: each state change of an item one transaction. */
+export interface OutboxPort {
+  /** Pending → sending with its request fixed; or failed without a request; or gone. */
+  claim(id: number, now: number): Promise<Claim>;
+  markFailed(item: OutboxItem, error: string, now: number): Promise<OutboxItem>;
+  /** Done, with the answer written into the mirror (`mirrored`) in the same transaction. */
+  markDone(
+    item: OutboxItem,
+    response: WriteResponse,
+    now: number,
+    mirrored: boolean,
+  ): Promise<string | undefined>;
+  requeue(id: number, requeue: Requeue, now: number): Promise<void>;
+  setToken(id: number, label: string): Promise<void>;
+  unfinishedByProject(): Promise<Array<[string, number]>>;
+  recoverInterrupted(now: number): Promise<number>;
+  heads(): Promise<OutboxItem[]>;
+  enqueue(input: EnqueueInput, now: number): Promise<Enqueued>;
+  projectsWithItems(): Promise<string[]>;
+  list(): Promise<OutboxItem[]>;
+  summary(now: number): Promise<OutboxSummary>;
+}
+
+/** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone). */
+export interface StatePort {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown, at: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  recordTimeZone(zone: string, nowMs: number): Promise<boolean>;
+}
+
+/** What the daemon's plan, schedule and metrics read of the mirror; retention. */
+export interface FactsPort {
+  planFacts(): Promise<Array<{ id: string; taskCount: number; lastPassAt: number | undefined }>>;
+  projectTimes(): Promise<ProjectTimesRow[]>;
+  pruneHistory(now: number, days: number): Promise<number>;
+}
+
+/** The store's proof of life. */
+export interface HealthPort {
+  /** Takes and gives back the write lock; waits, as writes do, while another writer holds it. */
+  probeWrite(): Promise<void>;
+}
+
+/** The demo's example queries. */
+export interface ExamplesPort {
+  rows(sql: string): Promise<{ columns: string[]; rows: unknown[][] }>;
+}
+
+/** Units waiting for the store, and when one last completed. */
+export interface StoreProgress {
+  /** Units asked and not yet answered. */
+  depth: number;
+  /** When the oldest of them was asked (ms since the epoch), if any waits. */
+  oldestAskedAt: number | undefined;
+  /** When a unit last completed successfully (ms since the epoch). */
+  lastCompletedAt: number;
+}
+
+/** The mirror's store: every port, its progress, and `close()`. Built once, by the composition root. */
+export interface Store {
+  readonly mirror: MirrorPort;
+  readonly outbox: OutboxPort;
+  readonly state: StatePort;
+  readonly facts: FactsPort;
+  readonly health: HealthPort;
+  readonly examples: ExamplesPort;
+  /** The engine behind it. */
+  readonly dialect: 'sqlite' | 'postgres';
+  progress(): StoreProgress;
+  /**
+   * Closes the connection once the units asked are answered, or at once (`abandon`): a unit in
+   * hand is then left to the database to roll back.
+   */
+  close(options?: { abandon?: boolean }): Promise<void>;
+}

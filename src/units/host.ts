@@ -1,0 +1,36 @@
+/**
+ * The store's host: every unit of work over one connection, grouped by what the engines need.
+ * It runs where the connection is (the store thread for a SQLite file), synchronously, one unit
+ * at a time; `PortOf<StoreHost>` is how everything else asks it.
+ */
+import type { Clock, ProjectClaims } from '../domain/index.js';
+import type { Db } from '../store/db.js';
+import { MirrorFacts } from '../store/mirror-facts.js';
+import type { Store } from '../store/port.js';
+import { MirrorUnits } from './mirror-units.js';
+import type { PortOf } from './units.js';
+import { ExampleUnits } from './example-units.js';
+import { HealthUnits } from './health-units.js';
+import { OutboxUnits } from './outbox-units.js';
+import { StateUnits } from './state-units.js';
+
+/** Builds the units over `db`, writing with `clock`'s time, fenced by `claims`. */
+export function createHost(db: Db, clock: Clock, claims: ProjectClaims) {
+  const mirror = new MirrorUnits(db, clock, claims);
+  return {
+    mirror,
+    outbox: new OutboxUnits(db, claims, mirror),
+    state: new StateUnits(db),
+    facts: new MirrorFacts(db),
+    health: new HealthUnits(db),
+    examples: new ExampleUnits(db),
+  };
+}
+
+/** The units of one connection. */
+export type StoreHost = ReturnType<typeof createHost>;
+
+/** Every unit the store's port names, answered by the host with its types (checked by tsc). */
+const _answersEveryPort: PortOf<StoreHost> extends Omit<Store, 'dialect' | 'progress' | 'close'>
+  ? true
+  : never = true;

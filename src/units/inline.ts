@@ -1,0 +1,47 @@
+/**
+ * The store on the caller's own thread: the host's units run in order, each answered by a
+ * promise. For a connection the caller already holds (tests, benchmarks) and for PostgreSQL,
+ * whose bridge waits off the main thread by itself.
+ */
+import type { Clock, ProjectClaims } from '../domain/index.js';
+import type { Db } from '../store/db.js';
+import { dialectOf } from '../store/db.js';
+import { createHost, type StoreHost } from './host.js';
+import type { Store } from '../store/port.js';
+import { portOver, runUnit, UnitTracker } from './units.js';
+
+/** A store whose units run on this thread over `db`, which `close()` closes when `owned`. */
+export function inlineStore(
+  db: Db,
+  options: { clock: Clock; claims: ProjectClaims; owned?: boolean },
+): Store {
+  const host = createHost(db, options.clock, options.claims);
+  const tracker = new UnitTracker(() => Date.now());
+  let queue: Promise<unknown> = Promise.resolve();
+  let next = 0;
+  const ask = (group: string, method: string, args: unknown[]): Promise<unknown> => {
+    const id = next++;
+    tracker.begin(id);
+    const run = queue.then(() => runUnit(host as never, group, method, args));
+    queue = run.catch(() => undefined);
+    return run.then(
+      (value) => {
+        tracker.end(id, true);
+        return value;
+      },
+      (error: unknown) => {
+        tracker.end(id, false);
+        throw error;
+      },
+    );
+  };
+  const port = portOver<StoreHost>(ask);
+  return Object.assign(Object.create(port) as Store, {
+    dialect: dialectOf(db),
+    progress: () => tracker.progress(),
+    close: async () => {
+      await queue;
+      if (options.owned && db.open) db.close();
+    },
+  });
+}

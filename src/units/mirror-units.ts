@@ -1,0 +1,211 @@
+/**
+ * The mirror's units of work, on the thread that owns the connection: each method is one unit
+ * (one transaction, or a read), taking and returning plain data, so that it can be sent as a
+ * message. The writer, its per-record guards and the survey of a pass's kept pages live here,
+ * beside the rows they compare; the pass itself (requests, paging, retries) stays with the engine.
+ */
+import type {
+  Clock,
+  Project,
+  ProjectClaims,
+  RealtimeEvent,
+  RecordChange,
+  Task,
+} from '../domain/index.js';
+import { MirrorWriter } from '../mirror/writer.js';
+import type { PassGuard } from '../mirror/guard.js';
+import { survey } from '../mirror/commit.js';
+import { RepeatedTaskError, keptPage, keptRows } from '../mirror/page-writer.js';
+import type { ApplyOutcome } from '../mirror/types.js';
+import { isoTime } from '../store/database.js';
+import type { Db } from '../store/db.js';
+import { MirrorStore } from '../store/mirror-store.js';
+import { newTally, type WriteTally } from '../store/write-context.js';
+import type { CommitRequest, KeptHead, PassStart } from '../store/port.js';
+
+/** What the store holds of one pass in flight: its guard and what it wrote. */
+interface PassInFlight {
+  guard: PassGuard;
+  tally: WriteTally;
+}
+
+/** The mirror's units over one connection. */
+export class MirrorUnits {
+  readonly store: MirrorStore;
+  readonly writer: MirrorWriter;
+  private readonly clock: Clock;
+  private readonly passes = new Map<string, PassInFlight>();
+
+  constructor(db: Db, clock: Clock, claims: ProjectClaims) {
+    this.store = new MirrorStore(db);
+    this.clock = clock;
+    this.writer = new MirrorWriter(this.store, clock, claims);
+  }
+
+  /** Starts guarding a pass of `projectId`; what the pass needs to know of the mirror. */
+  passBegin(projectId: string): PassStart {
+    const { store } = this;
+    this.passes.set(projectId, { guard: this.writer.guard(projectId), tally: newTally() });
+    const held = store.projects.data(projectId);
+    return {
+      baseline: store.syncState.hasBaseline(projectId),
+      heldProject: held,
+      heldProjectEtag:
+        held === undefined ? undefined : (store.syncState.get(projectId)?.projectEtag ?? undefined),
+    };
+  }
+
+  /** Ends a pass: its guard released; what it wrote, and the tasks the mirror holds now. */
+  passEnd(projectId: string): { rows: number; history: number; tasks: number } {
+    const pass = this.passes.get(projectId);
+    this.passes.delete(projectId);
+    if (pass) this.writer.release(projectId, pass.guard);
+    return {
+      rows: pass?.tally.rows ?? 0,
+      history: pass?.tally.history ?? 0,
+      tasks: this.store.tasks.count(projectId),
+    };
+  }
+
+  /** A pass failed: recorded in its sync state. */
+  passFailed(projectId: string, error: string): void {
+    this.store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
+  }
+
+  /** A new full read of the project begins: nothing seen yet, nothing shifted. */
+  attemptBegin(projectId: string): void {
+    this.store.seenTasks.clear(projectId);
+    this.pass(projectId).guard.shifted = false;
+  }
+
+  /** True when another write created or deleted a task of the project during the attempt. */
+  shifted(projectId: string): boolean {
+    return this.pass(projectId).guard.shifted;
+  }
+
+  /** The first step of a backfill: the project's record, and the backfill begun. */
+  beginBackfill(project: Project): void {
+    this.writer.beginBackfill(project, this.pass(project.id).tally);
+  }
+
+  /** The ETag and row count of a kept page, for a conditional request. */
+  keptHead(projectId: string, pageSize: number, page: number): KeptHead | undefined {
+    const head = this.store.taskPages.head(projectId, pageSize, page);
+    return head === undefined ? undefined : { etag: head.etag, rowCount: head.rowCount };
+  }
+
+  /**
+   * A page read by a backfill (`rows`) or answered 304 (`rows` undefined: its kept copy), kept
+   * and applied in one transaction; returns the id of a task seen twice in the read, if any.
+   */
+  backfillPage(
+    projectId: string,
+    page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
+    rows: Task[] | undefined,
+  ): string | undefined {
+    const { store } = this;
+    const { tally } = this.pass(projectId);
+    const fresh = rows !== undefined;
+    const pairs: Array<[Task, string]> = fresh
+      ? rows.map((row) => [row, JSON.stringify(row)])
+      : keptRows(keptPage(store, projectId, page.pageSize, page.page));
+    const markSeen = (taskIds: readonly string[]) => {
+      const repeated = store.seenTasks.markAll(projectId, taskIds);
+      if (repeated !== undefined) throw new RepeatedTaskError(repeated);
+    };
+    try {
+      this.writer.backfillPage(projectId, pairs, { fresh, tally, markSeen }, () => {
+        if (fresh) {
+          const texts = pairs.map(([, text]) => text);
+          const at = isoTime(this.clock.now());
+          store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
+        }
+        store.syncState.backfillProgress(projectId, page.page, page.totalCount);
+      });
+    } catch (error) {
+      if (error instanceof RepeatedTaskError) return error.message;
+      throw error;
+    }
+    return undefined;
+  }
+
+  /** A page read by a later pass: only kept, for the commit. */
+  stagePage(
+    projectId: string,
+    page: { pageSize: number; page: number; etag: string | undefined },
+    rows: Task[],
+  ): void {
+    const texts = rows.map((row) => JSON.stringify(row));
+    const at = isoTime(this.clock.now());
+    this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
+  }
+
+  /**
+   * Commits a consistent read: surveys the kept pages, then writes what differs in one
+   * transaction with the bookkeeping. Returns a problem instead when a task turned up twice.
+   */
+  commit(request: CommitRequest): string | undefined {
+    const { store } = this;
+    const { guard, tally } = this.pass(request.projectId);
+    const plan = { ...request, guard };
+    // Only the survey marks the tasks seen by a later pass: a commit tried again starts afresh.
+    if (!plan.backfill) store.seenTasks.clear(plan.projectId);
+    const found = survey(store, plan);
+    if (typeof found === 'string') return found;
+    this.writer.commitPass(plan, found, tally, () => {
+      store.taskPages.prune(plan.projectId, plan.pageSize, plan.lastPage);
+      store.syncState.passCompleted(plan.projectId, {
+        at: isoTime(this.clock.now()),
+        pagesRead: plan.lastPage,
+        totalCount: plan.totalCount,
+        projectEtag: plan.projectEtag,
+        changed: tally.rows > 0,
+      });
+    });
+    return undefined;
+  }
+
+  /** Writes what a realtime event says. */
+  applyEvent(event: RealtimeEvent): ApplyOutcome {
+    return this.writer.applyEvent(event);
+  }
+
+  /** Writes records fetched from the service on a hint. */
+  applyFetched(projectId: string, changes: readonly RecordChange[], route: string): ApplyOutcome {
+    return this.writer.applyFetched(projectId, changes, route);
+  }
+
+  /** Every mirrored project's id. */
+  projectIds(): string[] {
+    return this.store.projects.ids();
+  }
+
+  /** Projects the mirror holds rows or bookkeeping of. */
+  knownProjectIds(): string[] {
+    const { store } = this;
+    return [
+      ...new Set([...store.projects.ids(), ...store.syncState.list().map((s) => s.projectId)]),
+    ];
+  }
+
+  /** The tasks the mirror holds for a project. */
+  taskCount(projectId: string): number {
+    return this.store.tasks.count(projectId);
+  }
+
+  /** True when the mirror holds the project's record. */
+  hasProject(projectId: string): boolean {
+    return this.store.projects.data(projectId) !== undefined;
+  }
+
+  /** Deletes a project with everything mirrored and kept for it. */
+  removeProject(projectId: string): void {
+    this.writer.removeProject(projectId);
+  }
+
+  private pass(projectId: string): PassInFlight {
+    const pass = this.passes.get(projectId);
+    if (pass === undefined) throw new Error(`no pass of ${projectId} in flight`);
+    return pass;
+  }
+}

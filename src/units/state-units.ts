@@ -1,0 +1,35 @@
+/** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone) as units. */
+import { DaemonStateRepository } from '../store/daemon-state.js';
+import type { Db } from '../store/db.js';
+import { recordTimeZone } from '../store/timezone.js';
+
+/** `daemon_state` over one connection. */
+export class StateUnits {
+  private readonly state: DaemonStateRepository;
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.state = new DaemonStateRepository(db);
+  }
+
+  /** The value saved under `key`, if any. */
+  get(key: string): unknown {
+    return this.state.get(key);
+  }
+
+  /** Saves `value` under `key`, stamped `at`. */
+  set(key: string, value: unknown, at: string): void {
+    this.state.set(key, value, at);
+  }
+
+  /** Forgets `key`. */
+  delete(key: string): void {
+    this.state.delete(key);
+  }
+
+  /** Records the zone readers of the mirror take "today" from; true when it changed. */
+  recordTimeZone(zone: string, nowMs: number): boolean {
+    return recordTimeZone(this.db, zone, nowMs);
+  }
+}

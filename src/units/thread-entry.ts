@@ -1,0 +1,68 @@
+/**
+ * The store thread: opens the mirror named in `workerData`, owns that connection, and runs the
+ * units of work the main thread sends, one at a time, answering each. Its waits (a lock another
+ * connection holds, a slow disk) are its own: the main thread goes on answering health checks,
+ * signals and the realtime channel.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { SOLE_OWNER, StoreError, systemClock } from '../domain/index.js';
+import { createHost } from './host.js';
+import { openMirror, type MirrorLocation } from '../store/open.js';
+import { sqliteOf } from '../store/db.js';
+import { runUnit, sendError, type UnitHost, type UnitRequest } from './units.js';
+import type { ThreadMessage } from './thread.js';
+
+const port = parentPort;
+if (port === null) throw new Error('the store thread runs as a worker');
+const post = (message: ThreadMessage) => port.postMessage(message);
+
+/** How long a unit is tried again while another connection holds the lock (SQLite's wait). */
+const BUSY_WAIT_MS = 5_000;
+/** The lock wait of one statement: short, so that the thread is never long inside SQLite. */
+const STATEMENT_BUSY_MS = 100;
+/** The pause between tries of a unit that met a held lock. */
+const BUSY_STEP_MS = 50;
+const { location, stopping } = workerData as { location: MirrorLocation; stopping: Int32Array };
+
+/**
+ * Runs a unit, trying it again while the database is locked by another connection, for up to
+ * `BUSY_WAIT_MS` in all. A unit that met the lock did nothing (its transaction never began, or
+ * rolled back), so trying it again is safe; the short waits in between keep the thread out of
+ * SQLite, so that it can be ended (SIGTERM) at any moment.
+ */
+function runPatiently(host: UnitHost, request: UnitRequest): unknown {
+  const started = Date.now();
+  for (;;) {
+    if (Atomics.load(stopping, 0) === 1) throw new StoreError('the store is closing');
+    try {
+      return runUnit(host, request.group, request.method, request.args);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+      if (!busy || Date.now() - started >= BUSY_WAIT_MS) throw error;
+      // Woken early when the main thread abandons the store.
+      Atomics.wait(stopping, 0, 0, BUSY_STEP_MS);
+    }
+  }
+}
+
+try {
+  const db = openMirror(location, 'write');
+  sqliteOf(db)?.pragma(`busy_timeout = ${STATEMENT_BUSY_MS}`);
+  const host = createHost(db, systemClock, SOLE_OWNER);
+  port.on('message', (message: UnitRequest | { close: true }) => {
+    if ('close' in message) {
+      if (db.open) db.close();
+      port.close();
+      return;
+    }
+    try {
+      post({ id: message.id, value: runPatiently(host as UnitHost, message) });
+    } catch (error) {
+      post({ id: message.id, error: sendError(error) });
+    }
+  });
+  post({ ready: true });
+} catch (error) {
+  post({ failed: sendError(error) });
+}
