@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { errorLine, UsageError } from '../../domain/index.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
-import { checkCron } from '../../daemon/schedules.js';
+import { checkCron, checkTimeZone } from '../../daemon/schedules.js';
 import { TokenRefusalWatch } from '../../daemon/token-refusal.js';
 import type { CliCommand } from '../command.js';
 import { readCommonConfig, REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
@@ -31,6 +31,7 @@ export const runCommand: CliCommand = {
       'metrics-port',
       'metrics-host',
       'reconcile-cron',
+      'reconcile-timezone',
       'history-retention-days',
       'token-refused-minutes',
     ]),
@@ -52,6 +53,7 @@ export const runCommand: CliCommand = {
         caFile: settings.caFile,
       },
       reconcileCron: checked.reconcileCron,
+      reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
     });
     const stopped = waitForStop(args, logger);
@@ -135,6 +137,8 @@ async function serveMetrics(
 function checkRunOptions(args: Record<string, unknown>) {
   const reconcileCron = String(args['reconcileCron']);
   checkCron(reconcileCron);
+  const reconcileTimezone = String(args['reconcileTimezone']);
+  checkTimeZone(reconcileTimezone);
   const retentionDays = Number(args['historyRetentionDays']);
   if (!Number.isFinite(retentionDays) || retentionDays <= 0) {
     throw new UsageError(
@@ -158,6 +162,7 @@ function checkRunOptions(args: Record<string, unknown>) {
   }
   return {
     reconcileCron,
+    reconcileTimezone,
     retentionDays,
     metricsPort,
     metricsHost,
