@@ -222,7 +222,8 @@ CREATE INDEX task_history_by_field ON task_history (field, task_id);
 
 
 -- One row: today's date in the mirror's time zone, the zone, and its offset from UTC now: now's
--- UTC day number, moved a day when the offset crosses midnight, turned back into a date.
+-- UTC day number, moved a day when the offset crosses midnight, turned back into a date. Now is
+-- read with strftime alone, which gives UTC in SQLite and in DuckDB whatever its TimeZone.
 CREATE VIEW v_today AS
 WITH
 zone AS (
@@ -239,8 +240,8 @@ now_utc AS (
   SELECT zone.*,
     CAST(strftime('%H', CURRENT_TIMESTAMP) AS INTEGER) * 60
       + CAST(strftime('%M', CURRENT_TIMESTAMP) AS INTEGER) + offset_minutes AS minute,
-    CAST(strftime('%Y', date(CURRENT_TIMESTAMP)) AS INTEGER) - 1 AS u_p,
-    CAST(strftime('%j', date(CURRENT_TIMESTAMP)) AS INTEGER) AS u_j
+    CAST(strftime('%Y', CURRENT_TIMESTAMP) AS INTEGER) - 1 AS u_p,
+    CAST(strftime('%j', CURRENT_TIMESTAMP) AS INTEGER) AS u_j
   FROM zone
 ),
 today_era AS (

@@ -13,7 +13,7 @@ import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SqliteDb } from '../../src/store/database.js';
 import { isFullTextIndex } from './column-types.js';
-import { buildReportMirror } from './mirror.js';
+import { buildReportMirror, zoneOffTheUtcDay } from './mirror.js';
 
 /** `SQLiteUtils::TypeToLogicalType` of duckdb-sqlite: SQLite's affinity rules plus DATE and TIME. */
 function duckdbTypeOf(declared: string): string {
@@ -58,6 +58,8 @@ async function mirrorInDuckDb(): Promise<{ name: string; sql: string }[]> {
   const instance = await DuckDBInstance.create(':memory:');
   duck = await instance.connect();
   onTestFinished(() => duck.closeSync());
+  // A session whose zone is on another calendar day than UTC: today must not follow it.
+  await duck.run(`SET TimeZone = '${zoneOffTheUtcDay()}'`);
   const tables = db
     .prepare<[], string>(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
