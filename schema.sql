@@ -213,6 +213,10 @@ END;
 -- every LEFT JOIN with an ON, day arithmetic on strftime's year and day of year (julianday is
 -- SQLite's alone), CASE for SQLite's two-argument min and max (aggregates in DuckDB), and no
 -- integer division (a float division in DuckDB). Readers need SQLite 3.39 (IS DISTINCT FROM).
+-- A date's day number (0001-01-01 is 1, a Monday) is 365 * p + p / 4 - p / 100 + p / 400 + j,
+-- p its year minus one and j its day of year (strftime '%Y' and '%j'), each a / b written
+-- (a - a % b) / b, exact in both engines; the CTEs named *_era, *_shift, *_yoe, *_doy, *_mp and
+-- *_dates turn day numbers back into dates (H. Hinnant's civil_from_days).
 
 -- Serves v_overdue_tasks and v_overdue_assignments, and any query of open tasks by end date
 -- written with `status IS DISTINCT FROM 'Done'` (SQLite's `IS NOT`).
