@@ -209,29 +209,78 @@ END;
 -- without one), and days of history are calendar days at its current offset. A task is done
 -- when its status is 'Done'; it is overdue when it is not done and its end_date is before today.
 -- Every view column has a declared type (column_types above for BOOLEAN and DATE). The views
--- use window functions: readers need SQLite 3.25 or later.
+-- are SQL that DuckDB binds too (its sqlite extension binds a view's SQL itself): no `IS 'x'`,
+-- every LEFT JOIN with an ON, day arithmetic on strftime's year and day of year (julianday is
+-- SQLite's alone), CASE for SQLite's two-argument min and max (aggregates in DuckDB), and no
+-- integer division (a float division in DuckDB). Readers need SQLite 3.39 (IS DISTINCT FROM).
+-- A date's day number (0001-01-01 is 1, a Monday) is 365 * p + p / 4 - p / 100 + p / 400 + j,
+-- p its year minus one and j its day of year (strftime '%Y' and '%j'), each a / b written
+-- (a - a % b) / b, exact in both engines; the CTEs named *_era, *_shift, *_yoe, *_doy, *_mp and
+-- *_dates turn day numbers back into dates (H. Hinnant's civil_from_days).
 
 -- Serves v_overdue_tasks and v_overdue_assignments, and any query of open tasks by end date
--- written with `status IS NOT 'Done'`.
+-- written with `status IS DISTINCT FROM 'Done'` (SQLite's `IS NOT`).
 CREATE INDEX tasks_open_by_end_date ON tasks (end_date) WHERE status IS NOT 'Done';
 -- Serves v_task_status_daily: the creations, deletions and status changes of each task in order.
 CREATE INDEX task_history_by_field ON task_history (field, task_id);
 
 
--- One row: today's date in the mirror's time zone, the zone, and its offset from UTC now.
+-- One row: today's date in the mirror's time zone, the zone, and its offset from UTC now: now's
+-- UTC day number, moved a day when the offset crosses midnight, turned back into a date. Now is
+-- read with strftime alone, which gives UTC in SQLite and in DuckDB whatever its TimeZone.
 CREATE VIEW v_today AS
+WITH
+zone AS (
+  SELECT coalesce(o.zone, 'UTC') AS zone, coalesce(o.offset_minutes, 0) AS offset_minutes
+  FROM (SELECT 1 AS one) AS one
+  LEFT JOIN (
+    SELECT zone, offset_minutes FROM timezone_offsets
+    WHERE strftime('%Y-%m-%dT%H:%M:%S', starts_at)
+      <= strftime('%Y-%m-%dT%H:%M:%S', CURRENT_TIMESTAMP)
+    ORDER BY starts_at DESC LIMIT 1
+  ) AS o ON 1 = 1
+),
+now_utc AS (
+  SELECT zone.*,
+    CAST(strftime('%H', CURRENT_TIMESTAMP) AS INTEGER) * 60
+      + CAST(strftime('%M', CURRENT_TIMESTAMP) AS INTEGER) + offset_minutes AS minute,
+    CAST(strftime('%Y', CURRENT_TIMESTAMP) AS INTEGER) - 1 AS u_p,
+    CAST(strftime('%j', CURRENT_TIMESTAMP) AS INTEGER) AS u_j
+  FROM zone
+),
+today_era AS (
+  SELECT s.*, CAST((s.n + 305) % 146097 AS BIGINT) AS doe,
+    CAST(((s.n + 305) - (s.n + 305) % 146097) / 146097 AS BIGINT) AS era
+  FROM (SELECT zone, offset_minutes, CAST(365 * u.u_p + ((u.u_p) - (u.u_p) % 4) / 4 - ((u.u_p) - (u.u_p) % 100) / 100 + ((u.u_p) - (u.u_p) % 400) / 400 + u.u_j AS BIGINT) + CASE WHEN minute < 0 THEN -1 WHEN minute >= 1440 THEN 1 ELSE 0 END AS n FROM now_utc u) s
+),
+today_shift AS (
+  SELECT e.*, CAST(e.doe - ((e.doe) - (e.doe) % 1460) / 1460 + ((e.doe) - (e.doe) % 36524) / 36524 - ((e.doe) - (e.doe) % 146096) / 146096 AS BIGINT)
+    AS shifted
+  FROM today_era e
+),
+today_yoe AS (
+  SELECT e.*, CAST(((e.shifted) - (e.shifted) % 365) / 365 AS BIGINT) AS yoe FROM today_shift e
+),
+today_doy AS (
+  SELECT y.*, CAST(y.doe - (365 * y.yoe + ((y.yoe) - (y.yoe) % 4) / 4 - ((y.yoe) - (y.yoe) % 100) / 100) AS BIGINT) AS doy
+  FROM today_yoe y
+),
+today_mp AS (
+  SELECT d.*, CAST(((5 * d.doy + 2) - (5 * d.doy + 2) % 153) / 153 AS BIGINT) AS mp FROM today_doy d
+),
+today_dates AS (
+  SELECT m.*, date(printf('%04d-%02d-%02d',
+      CAST(m.yoe + m.era * 400 + CASE WHEN m.mp >= 10 THEN 1 ELSE 0 END AS BIGINT),
+      CAST(CASE WHEN m.mp < 10 THEN m.mp + 3 ELSE m.mp - 9 END AS BIGINT),
+      CAST(m.doy - ((153 * m.mp + 2) - (153 * m.mp + 2) % 5) / 5 + 1 AS BIGINT))) AS day
+  FROM today_mp m
+)
 SELECT
-  (SELECT date('now', coalesce(o.offset_minutes, 0) || ' minutes')
-   UNION ALL SELECT date FROM column_types)          AS day,
-  (SELECT coalesce(o.zone, 'UTC') UNION ALL SELECT text FROM column_types) AS timezone,
-  (SELECT coalesce(o.offset_minutes, 0) UNION ALL SELECT integer FROM column_types)
+  (SELECT day UNION ALL SELECT date FROM column_types) AS day,
+  (SELECT zone UNION ALL SELECT text FROM column_types) AS timezone,
+  (SELECT CAST(offset_minutes AS BIGINT) UNION ALL SELECT integer FROM column_types)
                                                      AS utc_offset_minutes
-FROM (SELECT 1) AS one
-LEFT JOIN (
-  SELECT zone, offset_minutes FROM timezone_offsets
-  WHERE starts_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-  ORDER BY starts_at DESC LIMIT 1
-) AS o;
+FROM today_dates;
 
 -- One row per task: its project's name, its assignees (as JSON arrays and as a display string),
 -- and whether it is done or overdue.
@@ -251,23 +300,35 @@ SELECT
   (SELECT json_group_array(name) FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
-     LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
+     JOIN tasks own ON own.id = a.task_id
+     LEFT JOIN members m ON m.project_id = own.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
    ) UNION ALL SELECT text FROM column_types)        AS assignee_names,
   (SELECT group_concat(name, ', ') FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
-     LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
+     JOIN tasks own ON own.id = a.task_id
+     LEFT JOIN members m ON m.project_id = own.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
    ) UNION ALL SELECT text FROM column_types)        AS assignees,
-  (SELECT t.status IS 'Done' UNION ALL SELECT boolean FROM column_types) AS is_done,
-  (SELECT ifnull(t.status IS NOT 'Done' AND t.end_date < (SELECT day FROM v_today), 0)
+  (SELECT t.status IS NOT DISTINCT FROM 'Done' UNION ALL SELECT boolean FROM column_types) AS is_done,
+  (SELECT coalesce(t.status IS DISTINCT FROM 'Done' AND t.end_date < (SELECT day FROM v_today), FALSE)
    UNION ALL SELECT boolean FROM column_types)       AS is_overdue,
-  (SELECT CAST(julianday(t.end_date) - julianday(t.start_date) + 1 AS INTEGER)
-   UNION ALL SELECT integer FROM column_types)       AS duration_days,
+  (SELECT t.end_dn - t.start_dn + 1 UNION ALL SELECT integer FROM column_types)       AS duration_days,
   t.updated_at                                       AS updated_at,
   t.synced_at                                        AS synced_at
-FROM tasks t
+FROM (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t
 JOIN projects p ON p.id = t.project_id;
 
 -- One row per task assignee, resolved to its project's roster.
@@ -303,15 +364,16 @@ SELECT
 FROM projects p
 LEFT JOIN (
   SELECT
-    project_id,
+    t.project_id,
     count(*)                                         AS tasks,
-    sum(status IS 'NotStarted')                      AS not_started,
-    sum(status IS 'InProgress')                      AS in_progress,
-    sum(status IS 'Done')                            AS done,
-    sum(status IS NULL OR status NOT IN ('NotStarted', 'InProgress', 'Done')) AS other_status,
-    avg(progress)                                    AS avg_progress,
-    sum(status IS NOT 'Done' AND end_date < (SELECT day FROM v_today)) AS overdue
-  FROM tasks GROUP BY project_id
+    count(CASE WHEN t.status = 'NotStarted' THEN 1 END)            AS not_started,
+    count(CASE WHEN t.status = 'InProgress' THEN 1 END)            AS in_progress,
+    count(CASE WHEN t.status = 'Done' THEN 1 END)                  AS done,
+    count(CASE WHEN t.status IS NULL OR t.status NOT IN ('NotStarted', 'InProgress', 'Done') THEN 1 END)
+                                                     AS other_status,
+    avg(t.progress)                                  AS avg_progress,
+    count(CASE WHEN t.status IS DISTINCT FROM 'Done' AND t.end_date < (SELECT day FROM v_today) THEN 1 END) AS overdue
+  FROM tasks t GROUP BY t.project_id
 ) c ON c.project_id = p.id
 LEFT JOIN sync_state s ON s.project_id = p.id;
 
@@ -323,7 +385,8 @@ SELECT
   p.name                                             AS project_name,
   t.name                                             AS task_name,
   t.end_date                                         AS end_date,
-  (SELECT CAST(julianday((SELECT day FROM v_today)) - julianday(t.end_date) AS INTEGER)
+  (SELECT (SELECT CAST(365 * d.d_p + ((d.d_p) - (d.d_p) % 4) / 4 - ((d.d_p) - (d.d_p) % 100) / 100 + ((d.d_p) - (d.d_p) % 400) / 400 + d.d_j AS BIGINT) FROM (SELECT CAST(strftime('%Y', date((SELECT day FROM v_today))) AS INTEGER) - 1 AS d_p,
+    CAST(strftime('%j', date((SELECT day FROM v_today))) AS INTEGER) AS d_j) d) - t.end_dn
    UNION ALL SELECT integer FROM column_types)       AS days_overdue,
   t.status                                           AS status,
   t.progress                                         AS progress,
@@ -333,18 +396,31 @@ SELECT
   (SELECT json_group_array(name) FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
-     LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
+     JOIN tasks own ON own.id = a.task_id
+     LEFT JOIN members m ON m.project_id = own.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
    ) UNION ALL SELECT text FROM column_types)        AS assignee_names,
   (SELECT group_concat(name, ', ') FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
-     LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
+     JOIN tasks own ON own.id = a.task_id
+     LEFT JOIN members m ON m.project_id = own.project_id AND m.id = a.member_id
      WHERE a.task_id = t.id ORDER BY 1
    ) UNION ALL SELECT text FROM column_types)        AS assignees
-FROM tasks t
+FROM (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t
 JOIN projects p ON p.id = t.project_id
-WHERE t.status IS NOT 'Done' AND t.end_date < (SELECT day FROM v_today);
+WHERE t.status IS DISTINCT FROM 'Done' AND t.end_date < (SELECT day FROM v_today);
 
 -- One row per overdue task and assignee (one with a NULL member for an unassigned task), to
 -- filter overdue work by person.
@@ -355,18 +431,30 @@ SELECT
   p.name                                             AS project_name,
   t.name                                             AS task_name,
   t.end_date                                         AS end_date,
-  (SELECT CAST(julianday((SELECT day FROM v_today)) - julianday(t.end_date) AS INTEGER)
+  (SELECT (SELECT CAST(365 * d.d_p + ((d.d_p) - (d.d_p) % 4) / 4 - ((d.d_p) - (d.d_p) % 100) / 100 + ((d.d_p) - (d.d_p) % 400) / 400 + d.d_j AS BIGINT) FROM (SELECT CAST(strftime('%Y', date((SELECT day FROM v_today))) AS INTEGER) - 1 AS d_p,
+    CAST(strftime('%j', date((SELECT day FROM v_today))) AS INTEGER) AS d_j) d) - t.end_dn
    UNION ALL SELECT integer FROM column_types)       AS days_overdue,
   t.status                                           AS status,
   t.progress                                         AS progress,
   a.member_id                                        AS member_id,
   m.name                                             AS member_name,
   m.kind                                             AS member_kind
-FROM tasks t
+FROM (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t
 JOIN projects p ON p.id = t.project_id
 LEFT JOIN task_assignees a ON a.task_id = t.id
 LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
-WHERE t.status IS NOT 'Done' AND t.end_date < (SELECT day FROM v_today);
+WHERE t.status IS DISTINCT FROM 'Done' AND t.end_date < (SELECT day FROM v_today);
 
 -- One row per dependency, with both tasks' names and statuses. It is blocking when the
 -- predecessor is not done while the successor, not done either, should have started (its
@@ -385,8 +473,8 @@ SELECT
   suc.name                                           AS successor_name,
   suc.status                                         AS successor_status,
   suc.start_date                                     AS successor_start_date,
-  (SELECT ifnull(pre.status IS NOT 'Done' AND suc.status IS NOT 'Done'
-            AND suc.start_date <= (SELECT day FROM v_today), 0)
+  (SELECT coalesce(pre.status IS DISTINCT FROM 'Done' AND suc.status IS DISTINCT FROM 'Done'
+            AND suc.start_date <= (SELECT day FROM v_today), FALSE)
    UNION ALL SELECT boolean FROM column_types)       AS is_blocking
 FROM dependencies d
 JOIN projects p ON p.id = d.project_id
@@ -401,23 +489,45 @@ LEFT JOIN tasks suc ON suc.id = d.successor_id;
 -- baseline or at its creation is the old value of its next status change, else the status it
 -- has now; a task deleted without any status change while mirrored counts under a NULL status
 -- until its deletion. A task weighs its task-days as the mirror holds them now (0 once deleted).
+-- Days are day numbers (0001-01-01 is 1) until the last step turns them into dates.
 CREATE VIEW v_task_status_daily AS
 WITH RECURSIVE
-shift AS (SELECT utc_offset_minutes || ' minutes' AS modifier, day AS today FROM v_today),
+shift AS (
+  SELECT utc_offset_minutes AS offset_minutes, CAST(365 * d.d_p + ((d.d_p) - (d.d_p) % 4) / 4 - ((d.d_p) - (d.d_p) % 100) / 100 + ((d.d_p) - (d.d_p) % 400) / 400 + d.d_j AS BIGINT) AS today_dn
+  FROM (SELECT utc_offset_minutes, CAST(strftime('%Y', date(day)) AS INTEGER) - 1 AS d_p,
+    CAST(strftime('%j', date(day)) AS INTEGER) AS d_j FROM v_today) d
+),
+history AS (
+  SELECT h.*, CAST(strftime('%Y', date(h.observed_at)) AS INTEGER) - 1 AS o_p,
+    CAST(strftime('%j', date(h.observed_at)) AS INTEGER) AS o_j,
+      CAST(strftime('%H', h.observed_at) AS INTEGER) * 60 + CAST(strftime('%M', h.observed_at) AS INTEGER) AS o_minute
+  FROM task_history h
+  WHERE h.field IN ('created', 'deleted', 'status')
+),
 events AS (
   SELECT
     coalesce(t.project_id, h.project_id) AS project_id,
-    date(h.observed_at, shift.modifier) AS day, h.field, h.old_value, h.new_value,
+    CAST(365 * h.o_p + ((h.o_p) - (h.o_p) % 4) / 4 - ((h.o_p) - (h.o_p) % 100) / 100 + ((h.o_p) - (h.o_p) % 400) / 400 + h.o_j AS BIGINT) + CASE WHEN h.o_minute + shift.offset_minutes < 0 THEN -1 WHEN h.o_minute + shift.offset_minutes >= 1440 THEN 1 ELSE 0 END AS day, h.field, h.old_value, h.new_value,
     t.status AS current_status,
-    ifnull(max(julianday(t.end_date) - julianday(t.start_date) + 1, 0), 0) AS weight,
+    CASE WHEN t.end_dn - t.start_dn + 1 > 0 THEN t.end_dn - t.start_dn + 1 ELSE 0 END AS weight,
     lag(h.field) OVER (PARTITION BY h.task_id ORDER BY h.id) AS prev_field,
     lag(h.new_value) OVER (PARTITION BY h.task_id ORDER BY h.id) AS prev_new,
     lead(h.field) OVER (PARTITION BY h.task_id ORDER BY h.id) AS next_field,
     lead(h.old_value) OVER (PARTITION BY h.task_id ORDER BY h.id) AS next_old
-  FROM task_history h
+  FROM history h
   CROSS JOIN shift
-  LEFT JOIN tasks t ON t.id = h.task_id
-  WHERE h.field IN ('created', 'deleted', 'status')
+  LEFT JOIN (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t ON t.id = h.task_id
 ),
 -- Each event with the task's state before and after it: whether it exists, and its status.
 steps AS (
@@ -449,25 +559,46 @@ deltas AS (
   UNION ALL
   SELECT project_id, NULL, status_before, 1, weight FROM steps WHERE is_first AND exists_before
   UNION ALL
-  SELECT project_id, NULL, status, 1,
-    ifnull(max(julianday(end_date) - julianday(start_date) + 1, 0), 0)
-  FROM tasks t
+  SELECT project_id, NULL, status, 1, CASE WHEN t.end_dn - t.start_dn + 1 > 0 THEN t.end_dn - t.start_dn + 1 ELSE 0 END
+  FROM (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t
   WHERE NOT EXISTS (
     SELECT 1 FROM task_history h
     WHERE h.field IN ('created', 'deleted', 'status') AND h.task_id = t.id
   )
 ),
 -- The first day: the earliest time the mirror holds for the project.
+stamps AS (
+  SELECT s.project_id, CAST(365 * s.o_p + ((s.o_p) - (s.o_p) % 4) / 4 - ((s.o_p) - (s.o_p) % 100) / 100 + ((s.o_p) - (s.o_p) % 400) / 400 + s.o_j AS BIGINT) + CASE WHEN s.o_minute + shift.offset_minutes < 0 THEN -1 WHEN s.o_minute + shift.offset_minutes >= 1440 THEN 1 ELSE 0 END AS day
+  FROM (
+    SELECT x.project_id, CAST(strftime('%Y', date(x.at)) AS INTEGER) - 1 AS o_p,
+    CAST(strftime('%j', date(x.at)) AS INTEGER) AS o_j,
+      CAST(strftime('%H', x.at) AS INTEGER) * 60 + CAST(strftime('%M', x.at) AS INTEGER) AS o_minute
+    FROM (
+      SELECT id AS project_id, synced_at AS at FROM projects
+      UNION ALL
+      SELECT p.id, (SELECT min(h.observed_at) FROM task_history h WHERE h.project_id = p.id)
+      FROM projects p
+      UNION ALL
+      SELECT project_id, min(synced_at) FROM tasks GROUP BY project_id
+    ) x
+  ) s
+  CROSS JOIN shift
+),
 first_days AS (
   SELECT x.project_id, min(x.day) AS first_day
   FROM (
-    SELECT id AS project_id, date(synced_at, shift.modifier) AS day FROM projects, shift
-    UNION ALL
-    SELECT p.id, date((SELECT min(h.observed_at) FROM task_history h WHERE h.project_id = p.id),
-      shift.modifier)
-    FROM projects p, shift
-    UNION ALL
-    SELECT project_id, date(min(synced_at), shift.modifier) FROM tasks, shift GROUP BY project_id
+    SELECT project_id, day FROM stamps
     UNION ALL
     SELECT project_id, min(day) FROM deltas GROUP BY project_id
   ) x
@@ -477,7 +608,7 @@ first_days AS (
 days (project_id, day) AS (
   SELECT project_id, first_day FROM first_days
   UNION ALL
-  SELECT project_id, date(day, '+1 day') FROM days WHERE day < (SELECT today FROM shift)
+  SELECT project_id, day + 1 FROM days WHERE day < (SELECT today_dn FROM shift)
 ),
 changes AS (
   SELECT d.project_id, coalesce(d.day, f.first_day) AS day, d.status,
@@ -488,26 +619,54 @@ changes AS (
 statuses AS (SELECT DISTINCT project_id, status FROM changes),
 totals AS (
   SELECT
-    days.project_id, days.day, statuses.status,
+    days.project_id, days.day AS n, statuses.status,
     sum(coalesce(c.delta, 0)) OVER running AS tasks,
     sum(coalesce(c.days, 0)) OVER running AS task_days
   FROM days
   JOIN statuses ON statuses.project_id = days.project_id
   LEFT JOIN changes c
-    ON c.project_id = days.project_id AND c.day = days.day AND c.status IS statuses.status
+    ON c.project_id = days.project_id AND c.day = days.day
+      AND c.status IS NOT DISTINCT FROM statuses.status
   WINDOW running AS (
     PARTITION BY days.project_id, statuses.status ORDER BY days.day
     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
   )
+),
+total_era AS (
+  SELECT s.*, CAST((s.n + 305) % 146097 AS BIGINT) AS doe,
+    CAST(((s.n + 305) - (s.n + 305) % 146097) / 146097 AS BIGINT) AS era
+  FROM (SELECT * FROM totals) s
+),
+total_shift AS (
+  SELECT e.*, CAST(e.doe - ((e.doe) - (e.doe) % 1460) / 1460 + ((e.doe) - (e.doe) % 36524) / 36524 - ((e.doe) - (e.doe) % 146096) / 146096 AS BIGINT)
+    AS shifted
+  FROM total_era e
+),
+total_yoe AS (
+  SELECT e.*, CAST(((e.shifted) - (e.shifted) % 365) / 365 AS BIGINT) AS yoe FROM total_shift e
+),
+total_doy AS (
+  SELECT y.*, CAST(y.doe - (365 * y.yoe + ((y.yoe) - (y.yoe) % 4) / 4 - ((y.yoe) - (y.yoe) % 100) / 100) AS BIGINT) AS doy
+  FROM total_yoe y
+),
+total_mp AS (
+  SELECT d.*, CAST(((5 * d.doy + 2) - (5 * d.doy + 2) % 153) / 153 AS BIGINT) AS mp FROM total_doy d
+),
+total_dates AS (
+  SELECT m.*, date(printf('%04d-%02d-%02d',
+      CAST(m.yoe + m.era * 400 + CASE WHEN m.mp >= 10 THEN 1 ELSE 0 END AS BIGINT),
+      CAST(CASE WHEN m.mp < 10 THEN m.mp + 3 ELSE m.mp - 9 END AS BIGINT),
+      CAST(m.doy - ((153 * m.mp + 2) - (153 * m.mp + 2) % 5) / 5 + 1 AS BIGINT))) AS day
+  FROM total_mp m
 )
 SELECT
   p.id                                               AS project_id,
   p.name                                             AS project_name,
   (SELECT x.day UNION ALL SELECT date FROM column_types) AS day,
   (SELECT x.status UNION ALL SELECT text FROM column_types) AS status,
-  (SELECT x.tasks UNION ALL SELECT integer FROM column_types) AS tasks,
-  (SELECT CAST(x.task_days AS INTEGER) UNION ALL SELECT integer FROM column_types) AS task_days
-FROM totals x
+  (SELECT CAST(x.tasks AS BIGINT) UNION ALL SELECT integer FROM column_types) AS tasks,
+  (SELECT CAST(x.task_days AS BIGINT) UNION ALL SELECT integer FROM column_types) AS task_days
+FROM total_dates x
 JOIN projects p ON p.id = x.project_id;
 
 -- One row per project member (and per assignee missing from the roster): open tasks, overdue
@@ -521,12 +680,22 @@ WITH people AS (
 load AS (
   SELECT
     t.project_id, a.member_id,
-    sum(t.status IS NOT 'Done')                      AS open_tasks,
-    sum(t.status IS NOT 'Done' AND t.end_date < (SELECT day FROM v_today)) AS overdue_tasks,
-    sum(t.status IS 'Done')                          AS done_tasks,
-    sum(CASE WHEN t.status IS NOT 'Done'
-        THEN max(julianday(t.end_date) - julianday(t.start_date) + 1, 0) END) AS open_task_days
-  FROM task_assignees a JOIN tasks t ON t.id = a.task_id
+    count(CASE WHEN t.status IS DISTINCT FROM 'Done' THEN 1 END)          AS open_tasks,
+    count(CASE WHEN t.status IS DISTINCT FROM 'Done' AND t.end_date < (SELECT day FROM v_today) THEN 1 END) AS overdue_tasks,
+    count(CASE WHEN t.status IS NOT DISTINCT FROM 'Done' THEN 1 END)      AS done_tasks,
+    sum(CASE WHEN t.status IS DISTINCT FROM 'Done' THEN CASE WHEN t.end_dn - t.start_dn + 1 > 0 THEN t.end_dn - t.start_dn + 1 ELSE 0 END END) AS open_task_days
+  FROM task_assignees a JOIN (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t ON t.id = a.task_id
   GROUP BY t.project_id, a.member_id
 )
 SELECT
@@ -539,7 +708,7 @@ SELECT
   (SELECT coalesce(load.overdue_tasks, 0) UNION ALL SELECT integer FROM column_types)
                                                      AS overdue_tasks,
   (SELECT coalesce(load.done_tasks, 0) UNION ALL SELECT integer FROM column_types) AS done_tasks,
-  (SELECT CAST(coalesce(load.open_task_days, 0) AS INTEGER)
+  (SELECT CAST(coalesce(load.open_task_days, 0) AS BIGINT)
    UNION ALL SELECT integer FROM column_types)       AS open_task_days
 FROM people
 JOIN projects p ON p.id = people.project_id
@@ -549,38 +718,86 @@ LEFT JOIN load ON load.project_id = people.project_id AND load.member_id = peopl
 -- One row per project member and ISO week (Monday to Sunday) that an open task assigned to them
 -- overlaps: how many such tasks, and their task-days that fall inside the week. A task counts
 -- for each of its assignees; a task longer than ten years (3,653 days) counts its first ten.
+-- Days are day numbers (0001-01-01, a Monday, is 1) until the last steps turn them into dates.
 CREATE VIEW v_member_week_load AS
 WITH RECURSIVE
 spans AS (
-  SELECT t.project_id, a.member_id,
-    julianday(t.start_date) AS first_jd, julianday(t.end_date) AS last_jd
-  FROM task_assignees a JOIN tasks t ON t.id = a.task_id
-  WHERE t.status IS NOT 'Done' AND julianday(t.start_date) <= julianday(t.end_date)
+  SELECT t.project_id, a.member_id, t.start_dn AS first_dn, t.end_dn AS last_dn
+  FROM task_assignees a JOIN (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+    CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+    CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM tasks x
+  ) y
+) t ON t.id = a.task_id
+  WHERE t.status IS DISTINCT FROM 'Done' AND t.start_dn <= t.end_dn
 ),
-weeks (project_id, member_id, first_jd, last_jd, week_jd) AS (
-  SELECT project_id, member_id, first_jd, last_jd,
-    julianday(date(first_jd, 'weekday 0', '-6 days'))
+weeks (project_id, member_id, first_dn, last_dn, week_dn) AS (
+  SELECT project_id, member_id, first_dn, last_dn, first_dn - (first_dn - 1) % 7
   FROM spans
   UNION ALL
-  SELECT project_id, member_id, first_jd, last_jd, week_jd + 7 FROM weeks
-  WHERE week_jd + 7 <= last_jd AND week_jd + 7 <= first_jd + 3653
+  SELECT project_id, member_id, first_dn, last_dn, week_dn + 7 FROM weeks
+  WHERE week_dn + 7 <= last_dn AND week_dn + 7 <= first_dn + 3653
 ),
 load AS (
-  SELECT project_id, member_id, week_jd, count(*) AS open_tasks,
-    sum(min(last_jd, week_jd + 6) - max(first_jd, week_jd) + 1) AS task_days
-  FROM weeks GROUP BY project_id, member_id, week_jd
+  SELECT project_id, member_id, week_dn AS n, count(*) AS open_tasks,
+    sum(CASE WHEN last_dn < week_dn + 6 THEN last_dn ELSE week_dn + 6 END - CASE WHEN first_dn > week_dn THEN first_dn ELSE week_dn END + 1) AS task_days
+  FROM weeks GROUP BY project_id, member_id, week_dn
+),
+week_era AS (
+  SELECT s.*, CAST((s.n + 305) % 146097 AS BIGINT) AS doe,
+    CAST(((s.n + 305) - (s.n + 305) % 146097) / 146097 AS BIGINT) AS era
+  FROM (SELECT * FROM load) s
+),
+week_shift AS (
+  SELECT e.*, CAST(e.doe - ((e.doe) - (e.doe) % 1460) / 1460 + ((e.doe) - (e.doe) % 36524) / 36524 - ((e.doe) - (e.doe) % 146096) / 146096 AS BIGINT)
+    AS shifted
+  FROM week_era e
+),
+week_yoe AS (
+  SELECT e.*, CAST(((e.shifted) - (e.shifted) % 365) / 365 AS BIGINT) AS yoe FROM week_shift e
+),
+week_doy AS (
+  SELECT y.*, CAST(y.doe - (365 * y.yoe + ((y.yoe) - (y.yoe) % 4) / 4 - ((y.yoe) - (y.yoe) % 100) / 100) AS BIGINT) AS doy
+  FROM week_yoe y
+),
+week_mp AS (
+  SELECT d.*, CAST(((5 * d.doy + 2) - (5 * d.doy + 2) % 153) / 153 AS BIGINT) AS mp FROM week_doy d
+),
+week_dates AS (
+  SELECT m.*, date(printf('%04d-%02d-%02d',
+      CAST(m.yoe + m.era * 400 + CASE WHEN m.mp >= 10 THEN 1 ELSE 0 END AS BIGINT),
+      CAST(CASE WHEN m.mp < 10 THEN m.mp + 3 ELSE m.mp - 9 END AS BIGINT),
+      CAST(m.doy - ((153 * m.mp + 2) - (153 * m.mp + 2) % 5) / 5 + 1 AS BIGINT))) AS day
+  FROM week_mp m
+),
+-- The week's Thursday (its start + 3 days) names its ISO year and week: as a year and day of year.
+thursdays AS (
+  SELECT w.*,
+    CAST(strftime('%Y', w.day) AS INTEGER) AS y,
+    CAST(strftime('%j', w.day) AS INTEGER) + 3 AS j,
+    CASE WHEN (CAST(strftime('%Y', w.day) AS INTEGER) % 4 = 0
+               AND CAST(strftime('%Y', w.day) AS INTEGER) % 100 <> 0)
+           OR CAST(strftime('%Y', w.day) AS INTEGER) % 400 = 0 THEN 366 ELSE 365 END AS year_days
+  FROM week_dates w
 )
 SELECT
   p.id                                               AS project_id,
   p.name                                             AS project_name,
   (SELECT x.member_id UNION ALL SELECT text FROM column_types) AS member_id,
   m.name                                             AS member_name,
-  (SELECT strftime('%Y', x.week_jd + 3) || '-W'
-      || printf('%02d', (strftime('%j', x.week_jd + 3) - 1) / 7 + 1)
+  (SELECT printf('%04d-W%02d',
+      CASE WHEN x.j > x.year_days THEN x.y + 1 ELSE x.y END,
+      CAST(((CASE WHEN x.j > x.year_days THEN x.j - x.year_days ELSE x.j END - 1) - (CASE WHEN x.j > x.year_days THEN x.j - x.year_days ELSE x.j END - 1) % 7) / 7 + 1 AS BIGINT))
    UNION ALL SELECT text FROM column_types)          AS iso_week,
-  (SELECT date(x.week_jd) UNION ALL SELECT date FROM column_types) AS week_start,
-  (SELECT x.open_tasks UNION ALL SELECT integer FROM column_types) AS open_tasks,
-  (SELECT CAST(x.task_days AS INTEGER) UNION ALL SELECT integer FROM column_types) AS task_days
-FROM load x
+  (SELECT x.day UNION ALL SELECT date FROM column_types) AS week_start,
+  (SELECT CAST(x.open_tasks AS BIGINT) UNION ALL SELECT integer FROM column_types) AS open_tasks,
+  (SELECT CAST(x.task_days AS BIGINT) UNION ALL SELECT integer FROM column_types) AS task_days
+FROM thursdays x
 JOIN projects p ON p.id = x.project_id
 LEFT JOIN members m ON m.project_id = x.project_id AND m.id = x.member_id;

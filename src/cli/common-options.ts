@@ -5,7 +5,11 @@
  */
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/index.js';
-import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON } from '../daemon/schedules.js';
+import {
+  DEFAULT_HISTORY_RETENTION_DAYS,
+  DEFAULT_RECONCILE_CRON,
+  DEFAULT_SCHEDULE_TIMEZONE,
+} from '../daemon/schedules.js';
 import { DEFAULT_LEASE_MS } from '../daemon/leases.js';
 import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
@@ -117,7 +121,15 @@ export const COMMON_OPTIONS = {
     yargs: {
       type: 'string',
       default: DEFAULT_RECONCILE_CRON,
-      describe: 'when the daily full reconcile runs (cron, UTC)',
+      describe: 'when the daily full reconcile runs (cron, in --reconcile-timezone)',
+    },
+  },
+  'reconcile-timezone': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      default: DEFAULT_SCHEDULE_TIMEZONE,
+      describe: 'the IANA time zone --reconcile-cron is read in (say Europe/Berlin)',
     },
   },
   'history-retention-days': {

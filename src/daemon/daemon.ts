@@ -48,6 +48,8 @@ export interface DaemonOptions {
   realtime?:
     { url: URL; tokens: readonly TokenCredential[]; caFile?: string | undefined } | undefined;
   reconcileCron?: string;
+  /** The IANA zone the reconcile's cron expression is read in (UTC by default). */
+  reconcileTimezone?: string;
   historyRetentionDays?: number;
   /** Share of the daily quota kept for pushes and refreshes. */
   reserveShare?: number;
@@ -166,6 +168,7 @@ export class Daemon {
       : undefined;
     this.schedules = new Schedules({
       reconcileCron: options.reconcileCron ?? DEFAULT_RECONCILE_CRON,
+      ...(options.reconcileTimezone === undefined ? {} : { timezone: options.reconcileTimezone }),
       clock: this.clock,
       logger: this.logger,
       reconcile: async () => {

@@ -34,7 +34,7 @@ export class RealtimeLinks {
           token: token.secret,
           ...(options.caFile ? { caFile: options.caFile } : {}),
           clock: options.clock,
-          logger: options.logger.child({ token: token.label }),
+          logger: options.logger.child({ tokenLabel: token.label }),
           onChange: options.onChange,
           onStatus: (status) => this.setStatus(token.label, status === 'connected'),
         }),

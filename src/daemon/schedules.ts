@@ -1,24 +1,25 @@
 /**
  * The daemon's daily job: the full reconcile and the history retention, at a cron expression
- * (node-cron's syntax and parser, in UTC). It runs on the injected clock, so tests fire it by
- * moving time.
+ * read and stepped by cron-parser as crontab(5) reads it (day of month OR day of week when both
+ * are restricted), in UTC unless a time zone is given. It runs on the injected clock, so tests
+ * fire it by moving time.
  */
-import cron from 'node-cron';
+import { CronExpressionParser } from 'cron-parser';
 import type { Logger } from 'pino';
-import { errorLine, UsageError, type Clock } from '../domain/index.js';
+import { errorLine, isTimeZone, UsageError, type Clock } from '../domain/index.js';
 
 /** 00:15 UTC: shortly after the quota day resets (midnight UTC unless configured otherwise). */
 export const DEFAULT_RECONCILE_CRON = '15 0 * * *';
 /** `task_history` rows older than this are pruned once a day. */
 export const DEFAULT_HISTORY_RETENTION_DAYS = 365;
-export const SCHEDULE_TIMEZONE = 'UTC';
+/** The zone the expression is read in when none is given. */
+export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
 
-/** Looking this far ahead without a match means the expression never fires (say 31 February). */
-const MAX_LOOKAHEAD_MS = 5 * 366 * 86_400_000;
-
-/** The cron expression, the clock and the two jobs it runs. */
+/** The cron expression, its zone, the clock and the two jobs it runs. */
 export interface ScheduleOptions {
   reconcileCron: string;
+  /** An IANA zone the expression's hours and days are in; UTC by default. */
+  timezone?: string;
   clock: Clock;
   logger: Logger;
   /** A full reconcile of every project. */
@@ -27,40 +28,39 @@ export interface ScheduleOptions {
   pruneHistory: () => Promise<void> | void;
 }
 
-/** Throws a usage error naming a cron expression that node-cron cannot parse. */
+/** Throws a usage error naming a cron expression that cannot be parsed or never fires. */
 export function checkCron(expression: string, flag = 'reconcile-cron'): void {
-  if (!cron.validate(expression)) {
+  try {
+    CronExpressionParser.parse(expression);
+  } catch {
     throw new UsageError(`--${flag} ${JSON.stringify(expression)} is not a valid cron expression`);
   }
 }
 
-/** The first instant strictly after `afterMs` that `expression` matches, in UTC; null if none. */
-export function nextCronTime(expression: string, afterMs: number): number | null {
-  const fields = cron.parse(expression);
-  const days = new Set(fields.dayOfMonth.filter((d): d is number => typeof d === 'number'));
-  const weekdays = new Set(
-    fields.dayOfWeek.filter((d): d is number => typeof d === 'number').map((d) => d % 7),
-  );
-  const at = new Date(Math.floor(afterMs / 1000) * 1000 + 1000);
-  const end = afterMs + MAX_LOOKAHEAD_MS;
-  while (at.getTime() <= end) {
-    if (!fields.month.includes(at.getUTCMonth() + 1)) {
-      at.setUTCMonth(at.getUTCMonth() + 1, 1);
-      at.setUTCHours(0, 0, 0, 0);
-    } else if (!days.has(at.getUTCDate()) || !weekdays.has(at.getUTCDay())) {
-      at.setUTCDate(at.getUTCDate() + 1);
-      at.setUTCHours(0, 0, 0, 0);
-    } else if (!fields.hour.includes(at.getUTCHours())) {
-      at.setUTCHours(at.getUTCHours() + 1, 0, 0, 0);
-    } else if (!fields.minute.includes(at.getUTCMinutes())) {
-      at.setUTCMinutes(at.getUTCMinutes() + 1, 0, 0);
-    } else if (!fields.second.includes(at.getUTCSeconds())) {
-      at.setUTCSeconds(at.getUTCSeconds() + 1, 0);
-    } else {
-      return at.getTime();
-    }
+/** Throws a usage error naming a time zone the platform does not know. */
+export function checkTimeZone(zone: string, flag = 'reconcile-timezone'): void {
+  if (!isTimeZone(zone)) {
+    throw new UsageError(
+      `--${flag} ${JSON.stringify(zone)} is not a time zone (say Europe/Berlin)`,
+    );
   }
-  return null;
+}
+
+/** The first instant strictly after `afterMs` that `expression` matches in `timezone`; null if none. */
+export function nextCronTime(
+  expression: string,
+  afterMs: number,
+  timezone = DEFAULT_SCHEDULE_TIMEZONE,
+): number | null {
+  const steps = CronExpressionParser.parse(expression, {
+    currentDate: new Date(afterMs),
+    tz: timezone,
+  });
+  try {
+    return steps.next().getTime();
+  } catch {
+    return null; // past cron-parser's look-ahead: the expression never fires again
+  }
 }
 
 /** The scheduled job; `start(signal)` arms it, `stop()` disarms it and awaits a run in hand. */
@@ -71,6 +71,7 @@ export class Schedules {
 
   constructor(options: ScheduleOptions) {
     checkCron(options.reconcileCron);
+    if (options.timezone !== undefined) checkTimeZone(options.timezone);
     this.options = options;
   }
 
@@ -102,14 +103,15 @@ export class Schedules {
 
   /** When the reconcile runs next. */
   nextReconcile(): Date | null {
-    const next = nextCronTime(this.options.reconcileCron, this.options.clock.now());
+    const { reconcileCron, timezone, clock } = this.options;
+    const next = nextCronTime(reconcileCron, clock.now(), timezone);
     return next === null ? null : new Date(next);
   }
 
   private async run(signal: AbortSignal): Promise<void> {
     const { clock } = this.options;
     while (!signal.aborted) {
-      const next = nextCronTime(this.options.reconcileCron, clock.now());
+      const next = nextCronTime(this.options.reconcileCron, clock.now(), this.options.timezone);
       if (next === null) return;
       try {
         await clock.sleep(next - clock.now(), signal);

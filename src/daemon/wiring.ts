@@ -294,7 +294,7 @@ function tokenRoutes(
       token: token.secret,
       gate: governor,
       clock,
-      logger: options.logger.child({ subsystem: 'remote', token: token.label }),
+      logger: options.logger.child({ subsystem: 'remote', tokenLabel: token.label }),
       ...(settings.caFile ? { caFile: settings.caFile } : {}),
       ...(settings.routes === undefined ? {} : { routes }),
       onResponse: (metric) => onResponse({ ...metric, token: token.label }),

@@ -16,6 +16,9 @@ export const MIGRATIONS: readonly Migration[] = [
   typedColumnsStep,
   // 2 -> 3: the token each outbox item is sent with (several tokens, issue 14).
   'ALTER TABLE outbox ADD COLUMN token_label TEXT',
+  // 3 -> 4: no table changes; the views, made again after the steps, are in SQL that DuckDB binds
+  // too (issue 22), and a mirror made before must get them.
+  '',
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

@@ -145,7 +145,7 @@ function wideViewSql(wide: WideView, fields: ReadonlyArray<{ field: string; type
     // A JSON path cannot name a key holding a double quote: such a field stays in `data` only.
     if (field.includes('"')) continue;
     const name = uniqueName(field, used);
-    const value = `json_extract(t.data, '$."${field.replaceAll("'", "''")}"')`;
+    const value = `(t.data ->> '$."${field.replaceAll("'", "''")}"')`;
     columns.push(
       `  ${typedValue(value, declaredType(new Set(types.split(','))))} AS ${quote(name)}`,
     );
@@ -153,11 +153,22 @@ function wideViewSql(wide: WideView, fields: ReadonlyArray<{ field: string; type
   return `CREATE VIEW ${wide.view} AS\nSELECT\n${columns.join(',\n')}\nFROM ${wide.table} t`;
 }
 
-/** A value with its declared type, lent by `column_types` (see schema.sql); numbers and text cast. */
+/**
+ * A field's value (`->>`: SQL text, number or NULL in SQLite, text in DuckDB) as its declared type
+ * in both engines, which bind the same SQL: the cast gives DuckDB its type (a date through
+ * `date()`, which both have), `column_types` gives SQLite's readers the declared type (see
+ * schema.sql). A JSON true or false is 1 or 0 as SQLite holds booleans. Times stay text in
+ * DuckDB: no function that both engines have turns text into a timestamp.
+ */
 function typedValue(value: string, type: string): string {
-  const cast = type === 'INTEGER' || type === 'REAL' || type === 'TEXT';
-  const typed = cast ? `CAST(${value} AS ${type})` : value;
-  return `(SELECT ${typed} UNION ALL SELECT ${type.toLowerCase()} FROM column_types)`;
+  const typed: Record<string, string> = {
+    BOOLEAN: `CASE CAST(${value} AS TEXT) WHEN 'true' THEN 1 WHEN '1' THEN 1 WHEN 'false' THEN 0 WHEN '0' THEN 0 END`,
+    INTEGER: `CAST(${value} AS BIGINT)`,
+    REAL: `CAST(${value} AS DOUBLE)`,
+    TEXT: `CAST(${value} AS TEXT)`,
+    DATE: `date(${value})`,
+  };
+  return `(SELECT ${typed[type] ?? value} UNION ALL SELECT ${type.toLowerCase()} FROM column_types)`;
 }
 
 /** The field's name, or with `_2`, `_3`... when SQLite (case-blind) already has that column. */

@@ -109,7 +109,7 @@ export class RoutedRemote implements RemoteApi {
       firstError ??= answer.reason;
       if (refusal(answer.reason)) this.routing.handOver(label, undefined, 'refused');
       failures.push(`token ${label}: ${errorLine(answer.reason)}`);
-      this.logger.warn({ token: label, err: errorLine(answer.reason) }, 'listing failed');
+      this.logger.warn({ tokenLabel: label, err: errorLine(answer.reason) }, 'listing failed');
     });
     if (failures.length === routes.length) throw firstError;
     this.routing.assignAll([...union.keys()], this.budgets(options?.purpose));

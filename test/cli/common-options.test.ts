@@ -84,6 +84,7 @@ describe('the common options', () => {
       'metrics-port': '0',
       'metrics-host': '127.0.0.1',
       'reconcile-cron': '15 0 * * *',
+      'reconcile-timezone': 'Europe/Berlin',
       'history-retention-days': '30',
       'token-refused-minutes': '10',
       'item-retry-window-ms': '1000',

@@ -122,7 +122,11 @@ describe('the commands on a PostgreSQL mirror', () => {
   it('refuses a bad --db with exit 2 and one line naming it', async () => {
     const cases: Array<[string, RegExp]> = [
       ['postgres://me:secret@127.0.0.1/db', /^projmirror: --db must not hold a password/],
-      ['postgres://127.0.0.1/db?sslmode=prefer', /sslmode=prefer is not supported/],
+      ['postgres://127.0.0.1/db?sslmode=sometimes', /sslmode=sometimes is not supported/],
+      [
+        'postgres://127.0.0.1/db?sslmode=require&sslcompression=1',
+        /unknown parameter sslcompression/,
+      ],
       [
         'postgres://127.0.0.1/db?schema=Bad-Name',
         /schema "Bad-Name" is not a plain lower-case name/,

@@ -115,4 +115,20 @@ describe('projmirror run', () => {
     );
     expect(sim.requestLog.count()).toBe(0);
   });
+
+  it('exits 2 naming a bad reconcile time zone, from the flag or the environment', async () => {
+    const sim = await startTestSimulator({ tokens: [TOKEN] });
+    const flag = await startCli([...runArgs(sim).args, '--reconcile-timezone', 'Mars/Olympus'])
+      .ended;
+    expect(flag.code).toBe(2);
+    expect(flag.stderr.trim()).toBe(
+      'projmirror: --reconcile-timezone "Mars/Olympus" is not a time zone (say Europe/Berlin)',
+    );
+    const env = await startCli(runArgs(sim).args, {
+      env: { PROJMIRROR_RECONCILE_TIMEZONE: 'Europe/Nowhere' },
+    }).ended;
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('"Europe/Nowhere" is not a time zone');
+    expect(sim.requestLog.count()).toBe(0);
+  });
 });

@@ -348,7 +348,7 @@ describe('schema.pg.sql', () => {
     const meta = await client.query('SELECT key, value FROM schema_meta ORDER BY key');
     expect(meta.rows).toEqual([
       { key: 'application', value: 'projmirror' },
-      { key: 'version', value: '3' },
+      { key: 'version', value: '4' },
     ]);
   });
 

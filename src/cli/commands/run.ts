@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { errorLine, UsageError } from '../../domain/index.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
-import { checkCron } from '../../daemon/schedules.js';
+import { checkCron, checkTimeZone } from '../../daemon/schedules.js';
 import { TokenRefusalWatch } from '../../daemon/token-refusal.js';
 import type { CliCommand } from '../command.js';
 import { readCommonConfig, REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
@@ -33,6 +33,7 @@ export const runCommand: CliCommand = {
       'metrics-port',
       'metrics-host',
       'reconcile-cron',
+      'reconcile-timezone',
       'history-retention-days',
       'token-refused-minutes',
     ]),
@@ -54,6 +55,7 @@ export const runCommand: CliCommand = {
         caFile: settings.caFile,
       },
       reconcileCron: checked.reconcileCron,
+      reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
     });
     const stopped = waitForStop(args, logger);
@@ -158,6 +160,8 @@ async function serveMetrics(
 function checkRunOptions(args: Record<string, unknown>) {
   const reconcileCron = String(args['reconcileCron']);
   checkCron(reconcileCron);
+  const reconcileTimezone = String(args['reconcileTimezone']);
+  checkTimeZone(reconcileTimezone);
   const retentionDays = Number(args['historyRetentionDays']);
   if (!Number.isFinite(retentionDays) || retentionDays <= 0) {
     throw new UsageError(
@@ -181,6 +185,7 @@ function checkRunOptions(args: Record<string, unknown>) {
   }
   return {
     reconcileCron,
+    reconcileTimezone,
     retentionDays,
     metricsPort,
     metricsHost,

@@ -32,22 +32,36 @@ export function statusColour(status: string, index: number): string {
 
 /**
  * A burndown: open tasks per day as a filled line on the left axis, open task-days as a dashed
- * line on the right axis.
+ * line on the right axis. With one day of history there is no line to draw yet: it says so.
  */
 export function burndownChart(days: string[], openTasks: number[], openDays: number[]): string {
-  const tasksMax = niceMax(Math.max(0, ...openTasks));
-  const daysMax = niceMax(Math.max(0, ...openDays));
-  const tasks = spread(openTasks);
-  const tasksLine = points(tasks, tasksMax);
-  const area = `${x(0, tasks.length)},${y(0, 1)} ${tasksLine} ${x(tasks.length - 1, tasks.length)},${y(0, 1)}`;
-  return svg('Burndown: open tasks and open task-days per day', [
-    grid(),
+  const title = 'Burndown: open tasks and open task-days per day';
+  if (days.length <= 1) {
+    const lines = [
+      days.length === 1 ? 'Only one day of history so far' : 'No history yet',
+      days.length === 1
+        ? `${days[0]}: ${openTasks[0] ?? 0} open tasks, ${openDays[0] ?? 0} open task-days`
+        : '',
+      'the burndown draws from the second day',
+    ];
+    return svg(title, [
+      ...lines.map(
+        (line, i) =>
+          `<text class="note" x="${CHART_WIDTH / 2}" y="${CHART_HEIGHT / 2 - 10 + i * 20}" text-anchor="middle" font-size="${i === 0 ? 14 : 11}" fill="${i === 0 ? '#374151' : '#6b7280'}">${escapeHtml(line)}</text>`,
+      ),
+    ]);
+  }
+  const tasksAxis = axis(Math.max(0, ...openTasks));
+  const daysAxis = axis(Math.max(0, ...openDays));
+  const tasksLine = points(openTasks, tasksAxis.max);
+  const area = `${x(0, openTasks.length)},${y(0, 1)} ${tasksLine} ${x(openTasks.length - 1, openTasks.length)},${y(0, 1)}`;
+  return svg(title, [
+    grid(tasksAxis),
     `<polygon class="mark" points="${area}" fill="#3b82f6" fill-opacity="0.15"/>`,
     `<polyline class="mark" points="${tasksLine}" fill="none" stroke="#3b82f6" stroke-width="2"/>`,
-    `<polyline class="mark" points="${points(spread(openDays), daysMax)}" fill="none" stroke="#e8a317" stroke-width="1.5" stroke-dasharray="4 3"/>`,
-    axisLabel(MARGIN.left - 4, MARGIN.top + 4, String(tasksMax), 'end'),
-    axisLabel(MARGIN.left - 4, y(0, 1), '0', 'end'),
-    axisLabel(CHART_WIDTH - MARGIN.right + 4, MARGIN.top + 4, String(daysMax), 'start'),
+    `<polyline class="mark" points="${points(openDays, daysAxis.max)}" fill="none" stroke="#e8a317" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+    tickLabels(tasksAxis, MARGIN.left - 4, 'end'),
+    tickLabels(daysAxis, CHART_WIDTH - MARGIN.right + 4, 'start'),
     dayLabels(days),
     legend([
       ['open tasks', '#3b82f6'],
@@ -56,24 +70,23 @@ export function burndownChart(days: string[], openTasks: number[], openDays: num
   ]);
 }
 
-/** Tasks by status over time: one stacked band per status. */
+/** Tasks by status over time: one stacked band per status, the axis up to the highest stack. */
 export function statusChart(days: string[], series: DaySeries[]): string {
   const totals = days.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
-  const max = niceMax(Math.max(0, ...totals));
+  const scale = axis(Math.max(0, ...totals));
   const count = Math.max(days.length, 2);
   const below = Array.from({ length: count }, () => 0);
   const bands = series.map((s, index) => {
     const lower = below.slice();
     spread(s.values).forEach((value, i) => (below[i] = (below[i] ?? 0) + value));
-    const top = below.map((value, i) => `${x(i, count)},${y(value, max)}`);
-    const bottom = lower.map((value, i) => `${x(i, count)},${y(value, max)}`).reverse();
+    const top = below.map((value, i) => `${x(i, count)},${y(value, scale.max)}`);
+    const bottom = lower.map((value, i) => `${x(i, count)},${y(value, scale.max)}`).reverse();
     return `<polygon class="mark" points="${[...top, ...bottom].join(' ')}" fill="${statusColour(s.label, index)}"><title>${escapeHtml(s.label)}</title></polygon>`;
   });
   return svg('Tasks by status over time', [
-    grid(),
+    grid(scale),
     ...bands,
-    axisLabel(MARGIN.left - 4, MARGIN.top + 4, String(max), 'end'),
-    axisLabel(MARGIN.left - 4, y(0, 1), '0', 'end'),
+    tickLabels(scale, MARGIN.left - 4, 'end'),
     dayLabels(days),
     legend(series.map((s, index) => [s.label, statusColour(s.label, index)])),
   ]);
@@ -85,18 +98,28 @@ export interface HeatRow {
   values: number[];
 }
 
-/** Workload per member per week: one cell per member and week, darker for more task-days. */
+/** The heat map's legend: this many swatches from no load to the most task-days. */
+const HEAT_LEGEND_STEPS = 5;
+const HEAT_COLOUR = '#d9480f';
+const HEAT_LEGEND_HEIGHT = 22;
+
+/**
+ * Workload per member per week: one cell per member and week, darker for more task-days, with a
+ * legend under the cells from 0 to the most task-days of any cell.
+ */
 export function heatMap(weeks: string[], rows: HeatRow[]): string {
   const labelWidth = 110;
   const top = 22;
   const cellWidth = (CHART_WIDTH - labelWidth - 8) / Math.max(weeks.length, 1);
-  const cellHeight = Math.min(22, (CHART_HEIGHT - top - 6) / Math.max(rows.length, 1));
+  const cellHeight = Math.min(
+    22,
+    (CHART_HEIGHT - top - HEAT_LEGEND_HEIGHT - 6) / Math.max(rows.length, 1),
+  );
   const max = Math.max(1, ...rows.flatMap((row) => row.values));
   const cells = rows.flatMap((row, r) =>
     row.values.map((value, w) => {
-      const opacity = value === 0 ? 0.04 : 0.15 + 0.85 * (value / max);
       const title = `${row.label}, ${weeks[w]}: ${value} task-days`;
-      return `<rect class="mark" x="${(labelWidth + w * cellWidth).toFixed(1)}" y="${(top + r * cellHeight).toFixed(1)}" width="${Math.max(cellWidth - 1, 0.5).toFixed(1)}" height="${Math.max(cellHeight - 1, 0.5).toFixed(1)}" fill="#d9480f" fill-opacity="${opacity.toFixed(2)}"><title>${escapeHtml(title)}</title></rect>`;
+      return `<rect class="mark" x="${(labelWidth + w * cellWidth).toFixed(1)}" y="${(top + r * cellHeight).toFixed(1)}" width="${Math.max(cellWidth - 1, 0.5).toFixed(1)}" height="${Math.max(cellHeight - 1, 0.5).toFixed(1)}" fill="${HEAT_COLOUR}" fill-opacity="${heatOpacity(value, max).toFixed(2)}"><title>${escapeHtml(title)}</title></rect>`;
     }),
   );
   const names = rows.map(
@@ -111,7 +134,30 @@ export function heatMap(weeks: string[], rows: HeatRow[]): string {
         : '',
     )
     .join('');
-  return svg('Workload: task-days per member and ISO week', [...cells, ...names, weekLabels]);
+  return svg('Workload: task-days per member and ISO week', [
+    ...cells,
+    ...names,
+    weekLabels,
+    heatLegend(labelWidth, max),
+  ]);
+}
+
+function heatOpacity(value: number, max: number): number {
+  return value === 0 ? 0.04 : 0.15 + 0.85 * (value / max);
+}
+
+/** Swatches from 0 to `max` task-days, each labelled with the load it stands for. */
+function heatLegend(left: number, max: number): string {
+  const at = CHART_HEIGHT - HEAT_LEGEND_HEIGHT + 4;
+  const width = 34;
+  const values = Array.from({ length: HEAT_LEGEND_STEPS }, (_, i) =>
+    Math.round((max * i) / (HEAT_LEGEND_STEPS - 1)),
+  );
+  const swatches = values.map(
+    (value, i) =>
+      `<rect x="${left + i * (width + 2)}" y="${at}" width="${width}" height="9" fill="${HEAT_COLOUR}" fill-opacity="${heatOpacity(value, max).toFixed(2)}" stroke="#d1d5db" stroke-width="0.5"/><text x="${left + i * (width + 2) + width / 2}" y="${at + 19}" text-anchor="middle" font-size="9" fill="#6b7280">${value}</text>`,
+  );
+  return `<g class="legend"><text x="${left - 6}" y="${at + 8}" text-anchor="end" font-size="10" fill="#374151">task-days/week</text>${swatches.join('')}</g>`;
 }
 
 function svg(title: string, parts: string[]): string {
@@ -137,19 +183,51 @@ function spread(values: number[]): number[] {
   return values.length === 1 ? [values[0]!, values[0]!] : values;
 }
 
-/** A round number at or above `value` (1, 2 or 5 times a power of ten), at least 1. */
-function niceMax(value: number): number {
-  if (value <= 1) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((f) => f * power).find((candidate) => candidate >= value)!;
+/** A value axis: its top and the step between its ticks (whole numbers: counts and days). */
+interface Axis {
+  max: number;
+  step: number;
 }
 
-function grid(): string {
-  const lines = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-    const at = MARGIN.top + PLOT_HEIGHT * f;
-    return `<line x1="${MARGIN.left}" x2="${CHART_WIDTH - MARGIN.right}" y1="${at}" y2="${at}" stroke="#e5e7eb"/>`;
-  });
+/** The most ticks above zero an axis shows. */
+const MAX_TICKS = 6;
+
+/**
+ * The axis for values up to `value`: the smallest step of 1, 2 or 5 times a power of ten that
+ * needs at most MAX_TICKS ticks, and the first tick at or above `value` as its top, so the
+ * highest value is within one step of the top (11 tasks: an axis to 12, where a round 1-2-5
+ * maximum would give 20).
+ */
+function axis(value: number): Axis {
+  if (value <= 0) return { max: 1, step: 1 };
+  for (let power = 1; ; power *= 10) {
+    for (const factor of [1, 2, 5]) {
+      const step = factor * power;
+      const ticks = Math.ceil(value / step);
+      if (ticks <= MAX_TICKS) return { max: ticks * step, step };
+    }
+  }
+}
+
+/** The horizontal line of each tick. */
+function grid(scale: Axis): string {
+  const lines: string[] = [];
+  for (let value = 0; value <= scale.max; value += scale.step) {
+    const at = y(value, scale.max);
+    lines.push(
+      `<line x1="${MARGIN.left}" x2="${CHART_WIDTH - MARGIN.right}" y1="${at}" y2="${at}" stroke="#e5e7eb"/>`,
+    );
+  }
   return lines.join('');
+}
+
+/** The value of each tick, beside the plot at `atX`. */
+function tickLabels(scale: Axis, atX: number, anchor: string): string {
+  const labels: string[] = [];
+  for (let value = 0; value <= scale.max; value += scale.step) {
+    labels.push(axisLabel(atX, y(value, scale.max) + 3, String(value), anchor));
+  }
+  return labels.join('');
 }
 
 function axisLabel(atX: number, atY: number, text: string, anchor: string): string {
