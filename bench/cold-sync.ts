@@ -39,7 +39,8 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
     for (let run = 0; run < COLD_SYNC_RUNS; run += 1) {
       const mirror = tempMirror();
       mirrors.push(mirror);
-      const engine = await benchEngine(sim.baseUrl, sim.token, mirror.db, { limits: false });
+      // The path, not the connection: the engine opens it on its store thread, as `sync` does.
+      const engine = await benchEngine(sim.baseUrl, sim.token, mirror.file, { limits: false });
       const pass = await timedPass(() => engine.mirror.syncAll());
       if (cold === undefined || pass.ms < cold.ms) cold = pass;
       const held = mirror.db.prepare('SELECT count(*) FROM tasks').pluck().get() as number;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the benchmarks of issues 6, 14 and 15 one after the other, prints each
+ * `npm run bench`: runs the benchmarks of issues 6, 14, 15 and 23 one after the other, prints each
  * figure with its same-run baseline and target as it comes, then the machine and one Markdown
  * table for the README. `--only 1,4` runs some of them (by number).
  */
@@ -9,6 +9,7 @@ import { coldSyncBenchmarks } from './cold-sync.js';
 import { dayBenchmarks } from './day.js';
 import { figureLines, markdownTable, mebibytes, type Figure } from './figure.js';
 import { freshnessBenchmarks } from './freshness.js';
+import { loopDelayBenchmarks } from './loop-delay.js';
 import { memoryBenchmark } from './memory.js';
 import { postgresBenchmarks } from './postgres.js';
 import { rateLimitedBenchmarks } from './rate-limited.js';
@@ -23,6 +24,7 @@ const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
   { ids: ['3'], run: () => rateLimitedBenchmarks() },
   { ids: ['7'], run: () => severalTokensBenchmark() },
   { ids: ['8'], run: () => postgresBenchmarks() },
+  { ids: ['9'], run: () => loopDelayBenchmarks() },
 ];
 
 /** The machine, as the README states it beside the figures. */

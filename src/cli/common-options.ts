@@ -10,7 +10,7 @@ import {
   DEFAULT_RECONCILE_CRON,
   DEFAULT_SCHEDULE_TIMEZONE,
 } from '../daemon/schedules.js';
-import { DEFAULT_LEASE_MS } from '../daemon/leases.js';
+import { DEFAULT_LEASE_MS } from '../units/leases.js';
 import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
 

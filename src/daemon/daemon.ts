@@ -28,7 +28,7 @@ import type { ProjectSyncResult } from '../mirror/index.js';
 import type { Engine } from './wiring.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
-import { StoreWatch, type StoreHealth } from './store-watch.js';
+import { DEFAULT_STORE_STALL_MS, StoreWatch, type StoreHealth } from './store-watch.js';
 import { planForTokens } from './token-plan.js';
 
 /**
@@ -114,7 +114,11 @@ export class Daemon {
     this.storeWatch = new StoreWatch({
       store: this.store,
       logger: this.logger,
-      ...optional('stallMs', options.storeStallMs),
+      // On a shared PostgreSQL mirror, never longer than a lease: past it, others take over.
+      stallMs: Math.min(
+        options.storeStallMs ?? DEFAULT_STORE_STALL_MS,
+        engine.leases?.leaseMs ?? Infinity,
+      ),
       onBack: () => this.storeBack(),
     });
     this.scheduler = new PollScheduler({
@@ -192,6 +196,9 @@ export class Daemon {
     const { claims } = this.options.engine;
     try {
       if (!claims.mine(event.projectId) && (await this.store.mirror.hasProject(event.projectId))) {
+        // Another daemon's, or ours with a lease not renewed while the database was away: a
+        // pass settles it (skipped at once when the project is truly held elsewhere).
+        this.scheduler.dueAt(event.projectId, this.clock.now());
         return;
       }
       await this.applier.applyEvent(event);
@@ -261,7 +268,7 @@ export class Daemon {
       await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     } else {
       leases.onAcquired((projectIds) => this.takeOver(projectIds));
-      leases.advertise();
+      await leases.advertise();
     }
     this.realtime?.start(signal);
     this.pusher.start(signal);

@@ -15,18 +15,22 @@ import {
   type BudgetSnapshot,
   type GovernorOptions,
 } from '../budget/index.js';
-import { SOLE_OWNER, systemClock, type Clock, type ProjectClaims } from '../domain/index.js';
+import {
+  SOLE_OWNER,
+  systemClock,
+  type Clock,
+  type Leases,
+  type ProjectClaims,
+} from '../domain/index.js';
 import { Mirror, type SyncProgress } from '../mirror/index.js';
 import { createHttpRemote, parseRouteOverrides, type ResponseMetric } from '../remote/index.js';
 import { OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime, type Db } from '../store/database.js';
 import { dialectOf } from '../store/db.js';
-import { openMirror } from '../store/open.js';
 import { inlineStore } from '../units/inline.js';
-import { isPostgresUrl } from '../store/postgres/target.js';
 import type { Store } from '../store/port.js';
 import { openStoreThread } from '../units/thread.js';
-import { LeaseKeeper } from './leases.js';
+import { LeaseKeeper, leasesOf } from '../units/leases.js';
 import { budgetKey, STATE_KEYS } from '../store/daemon-state.js';
 import {
   checkTokenSet,
@@ -87,7 +91,7 @@ export interface Engine {
   /** The projects this process mirrors and pushes: all, or its leases on a shared PostgreSQL mirror. */
   claims: ProjectClaims;
   /** The leases, on a PostgreSQL mirror; undefined on a SQLite file. */
-  leases: LeaseKeeper | undefined;
+  leases: Leases | undefined;
   /** An outbox pusher over the engine: its remote and clock, answers written by the mirror's writer. */
   pusher(settings?: PusherSettings): OutboxPusher;
   /** Calls `listener` after every task page a pass reads. */
@@ -118,57 +122,53 @@ export async function openEngine(
   try {
     return await wire(settings, options, store, leases);
   } catch (error) {
-    leases?.stop();
+    await leases?.stop().catch(() => undefined);
     await store.close();
     throw error;
   }
 }
 
-/** The store `options.db` names, with the leases of a PostgreSQL mirror. */
+/**
+ * The store `options.db` names: a SQLite file or a PostgreSQL database (with this daemon's
+ * leases) on a store thread of its own; or, for a connection the caller holds, on this thread.
+ */
 async function openStore(
   settings: ServiceSettings,
   options: EngineOptions,
-): Promise<{ store: Store; leases: LeaseKeeper | undefined }> {
+): Promise<{ store: Store; leases: Leases | undefined }> {
   const clock = options.clock ?? systemClock;
-  if (typeof options.db === 'string' && !isPostgresUrl(options.db)) {
-    const location = { db: options.db };
-    const execArgv = options.storeThreadExecArgv;
-    return {
-      store: await openStoreThread(location, execArgv ? { execArgv } : {}),
-      leases: undefined,
-    };
-  }
-  const owned = typeof options.db === 'string';
-  const db =
-    typeof options.db === 'string'
-      ? openMirror({ db: options.db, passwordFile: options.dbPasswordFile }, 'write')
-      : options.db;
-  try {
-    const leases = dialectOf(db) === 'postgres' ? leaseKeeper(db, settings, options) : undefined;
-    const store = inlineStore(db, { clock, claims: leases ?? SOLE_OWNER, owned });
-    return { store, leases };
-  } catch (error) {
-    if (owned) db.close();
-    throw error;
-  }
-}
-
-/** The leases of a daemon on a shared PostgreSQL mirror. */
-function leaseKeeper(db: Db, settings: ServiceSettings, options: EngineOptions): LeaseKeeper {
-  return new LeaseKeeper({
-    db,
+  const leaseSettings = {
     tokens: settings.tokens.map((token) => token.label),
     version: options.version ?? 'unknown',
-    logger: options.logger.child({ subsystem: 'leases' }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-  });
+  };
+  if (typeof options.db === 'string') {
+    const location = { db: options.db, passwordFile: options.dbPasswordFile };
+    const execArgv = options.storeThreadExecArgv;
+    return openStoreThread(location, {
+      logger: options.logger,
+      leases: leaseSettings,
+      ...(execArgv ? { execArgv } : {}),
+    });
+  }
+  const db = options.db;
+  const keeper =
+    dialectOf(db) === 'postgres'
+      ? new LeaseKeeper({
+          db,
+          ...leaseSettings,
+          logger: options.logger.child({ subsystem: 'leases' }),
+        })
+      : undefined;
+  const store = inlineStore(db, { clock, keeper });
+  return { store, leases: keeper ? leasesOf(keeper) : undefined };
 }
 
 async function wire(
   settings: ServiceSettings,
   options: EngineOptions,
   store: Store,
-  leases: LeaseKeeper | undefined,
+  leases: Leases | undefined,
 ): Promise<Engine> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
@@ -231,7 +231,7 @@ async function wire(
       if (closed) return;
       closed = true;
       if (!abandon) await persistBudget().catch(() => undefined);
-      leases?.stop();
+      if (!abandon) await leases?.stop().catch(() => undefined);
       await remote.close();
       await store.close({ abandon });
     },

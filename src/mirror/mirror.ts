@@ -95,7 +95,7 @@ export class Mirror {
     const asked = projectIds ?? [...listed.keys()];
     const complete = report.listingError === undefined;
     const mine = new Set(
-      this.claims.listed(
+      await this.claims.listed(
         asked.filter((id) => listed.has(id)),
         complete,
       ),
@@ -188,7 +188,7 @@ export class Mirror {
   private async removeUnlisted(listed: ReadonlyMap<string, Project>): Promise<string[]> {
     const { mirror, logger } = this.deps;
     const known = await mirror.knownProjectIds();
-    const gone = this.claims.removable(known.filter((id) => !listed.has(id)).sort());
+    const gone = await this.claims.removable(known.filter((id) => !listed.has(id)).sort());
     for (const projectId of gone) {
       await mirror.removeProject(projectId);
       logger.info({ projectId }, 'project no longer listed; removed from the mirror');

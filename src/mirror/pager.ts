@@ -13,7 +13,7 @@ import {
   type RemoteContext,
   type Task,
 } from '../domain/index.js';
-import type { MirrorPort } from '../store/port.js';
+import type { KeptHead, MirrorPort } from '../store/port.js';
 import type { PageWriter } from './page-writer.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
 
@@ -48,7 +48,8 @@ interface PageRead {
   count: number;
   totalCount: number | undefined;
   notModified: boolean;
-  repeated?: string;
+  /** The page's write to the store: the problem when one of its tasks was seen before. */
+  written: Promise<string | undefined>;
 }
 
 /** Reads a project's task pages, one attempt at a time. */
@@ -59,19 +60,51 @@ export class TaskPager {
     this.setup = setup;
   }
 
-  /** One full read. Throws on remote errors and malformed pages; returns `problem` if it moved. */
+  /**
+   * One full read. Throws on remote errors and malformed pages; returns `problem` if it moved.
+   * Pipelined: the next page is requested and parsed while the store writes the one before (one
+   * write in flight at most, so memory stays flat); every write has ended when this returns.
+   */
   async read(attempt: number): Promise<AttemptOutcome> {
-    const { pageSize } = this.setup;
+    const { pageSize, mirror, projectId } = this.setup;
+    const kept = new Map(await mirror.keptHeads(projectId, pageSize));
+    let writing: Promise<string | undefined> = Promise.resolve(undefined);
+    let writingPage = 0;
+    /** The outcome, once the write in flight has ended (a task it found repeated comes first). */
+    const settled = async (outcome: AttemptOutcome): Promise<AttemptOutcome> => {
+      const repeated = await writing;
+      if (repeated === undefined) return outcome;
+      return { lastPage: writingPage, totalCount: outcome.totalCount, problem: repeated };
+    };
     let rowsRead = 0;
     let firstTotal: number | undefined;
     for (let page = 1; ; page++) {
       const limit = firstTotal === undefined ? Infinity : Math.ceil(firstTotal / pageSize);
       if (page > limit + PAGE_SLACK) {
         const problem = `${page - 1} pages did not reach X-Total-Count ${firstTotal}`;
-        return { lastPage: page - 1, totalCount: rowsRead, problem };
+        return settled({ lastPage: page - 1, totalCount: rowsRead, problem });
       }
-      const read = await this.readPage(page);
-      const moved = read.repeated ?? this.moved(firstTotal, read.totalCount);
+      let read: PageRead;
+      try {
+        read = await this.readPage(page, kept.get(page));
+      } catch (error) {
+        await writing.catch(() => undefined);
+        throw error;
+      }
+      let repeated: string | undefined;
+      try {
+        repeated = await writing;
+      } catch (error) {
+        read.written.catch(() => undefined);
+        throw error;
+      }
+      if (repeated !== undefined) {
+        await read.written.catch(() => undefined);
+        return { lastPage: writingPage, totalCount: firstTotal ?? rowsRead, problem: repeated };
+      }
+      writing = read.written;
+      writingPage = page;
+      const moved = this.moved(firstTotal, read.totalCount);
       firstTotal ??= read.totalCount;
       rowsRead += read.count;
       const total = firstTotal;
@@ -83,18 +116,18 @@ export class TaskPager {
         notModified: read.notModified,
       });
       const outcome = { lastPage: page, totalCount: total ?? rowsRead };
-      if (moved !== undefined) return { ...outcome, problem: moved };
+      if (moved !== undefined) return settled({ ...outcome, problem: moved });
       // Without any X-Total-Count (304s that omit it) the first short page ends the collection.
       if (total === undefined) {
-        if (read.count < pageSize) return outcome;
+        if (read.count < pageSize) return settled(outcome);
         continue;
       }
-      if (rowsRead === total) return outcome;
+      if (rowsRead === total) return settled(outcome);
       if (rowsRead > total)
-        return { ...outcome, problem: `${rowsRead} rows, X-Total-Count ${total}` };
+        return settled({ ...outcome, problem: `${rowsRead} rows, X-Total-Count ${total}` });
       if (read.count < pageSize) {
         const problem = `page ${page} held ${read.count} rows before X-Total-Count ${total} was reached`;
-        return { ...outcome, problem };
+        return settled({ ...outcome, problem });
       }
     }
   }
@@ -104,10 +137,10 @@ export class TaskPager {
     return `X-Total-Count moved from ${first} to ${total}`;
   }
 
-  private async readPage(page: number): Promise<PageRead> {
-    const { remote, mirror, writer, projectId, pageSize, counters, call } = this.setup;
+  /** Requests and checks one page, and starts its write (not awaited: see `read`). */
+  private async readPage(page: number, kept: KeptHead | undefined): Promise<PageRead> {
+    const { remote, writer, projectId, pageSize, counters, call } = this.setup;
     call.signal?.throwIfAborted();
-    const kept = await mirror.keptHead(projectId, pageSize, page);
     const context: RemoteContext = { route: 'listTasks', projectId, page };
     counters.requests += 1;
     const answer = await remote.listTasksPage(projectId, page, pageSize, kept?.etag ?? undefined, {
@@ -122,13 +155,13 @@ export class TaskPager {
       counters.pagesNotModified += 1;
       const total =
         answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
-      const repeated = await writer.reused(page, total);
-      return { count: kept.rowCount, totalCount: total, notModified: true, repeated };
+      const written = writer.reused(page, total);
+      return { count: kept.rowCount, totalCount: total, notModified: true, written };
     }
     const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);
     const total = checkTotalCount(answer.totalCount, context);
-    const repeated = await writer.received(page, answer.etag, rows, total);
-    return { count: rows.length, totalCount: total, notModified: false, repeated };
+    const written = writer.received(page, answer.etag, rows, total);
+    return { count: rows.length, totalCount: total, notModified: false, written };
   }
 
   private report(progress: Omit<SyncProgress, 'projectId' | 'backfill'>): void {

@@ -15,7 +15,7 @@ import {
   SOLE_OWNER,
   type Clock,
   type ListType,
-  type ProjectClaims,
+  type ProjectFence,
   type Project,
   type RealtimeEvent,
   type RecordChange,
@@ -50,9 +50,9 @@ export class MirrorWriter {
   private readonly clock: Clock;
   private readonly guards = new Map<string, PassGuard>();
 
-  private readonly claims: ProjectClaims;
+  private readonly claims: ProjectFence;
 
-  constructor(store: MirrorStore, clock: Clock, claims: ProjectClaims = SOLE_OWNER) {
+  constructor(store: MirrorStore, clock: Clock, claims: ProjectFence = SOLE_OWNER) {
     this.store = store;
     this.clock = clock;
     this.claims = claims;

@@ -6,7 +6,7 @@ import {
   errorLine,
   NotHeldError,
   SOLE_OWNER,
-  type ProjectClaims,
+  type ProjectFence,
   type WriteResponse,
 } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
@@ -32,7 +32,7 @@ export function claimItem(
   id: number,
   now: number,
   readOnlyReason: (projectId: string) => string | null,
-  claims: ProjectClaims = SOLE_OWNER,
+  claims: ProjectFence = SOLE_OWNER,
 ): Claim {
   return outbox.transaction((): Claim => {
     const item = outbox.lockForClaim(id);
@@ -70,7 +70,7 @@ export function claimItem(
 }
 
 /** True when this process still holds `projectId` (its lease locked for the transaction). */
-function holds(claims: ProjectClaims, projectId: string): boolean {
+function holds(claims: ProjectFence, projectId: string): boolean {
   try {
     claims.fence(projectId);
     return true;

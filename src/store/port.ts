@@ -69,7 +69,8 @@ export interface MirrorPort {
   /** True when another write created or deleted a task during the attempt. */
   shifted(projectId: string): Promise<boolean>;
   beginBackfill(project: Project): Promise<void>;
-  keptHead(projectId: string, pageSize: number, page: number): Promise<KeptHead | undefined>;
+  /** The ETag and size of every kept page of the project at `pageSize`, by page. */
+  keptHeads(projectId: string, pageSize: number): Promise<Array<[number, KeptHead]>>;
   /**
    * A backfill's page (`rows`, or its kept copy when answered 304), kept and applied in one
    * transaction; the problem when a task was already seen in this read.

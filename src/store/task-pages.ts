@@ -30,16 +30,16 @@ export function decodeRows(rows: string): string[] {
 
 /** Reads and writes `task_pages`. */
 export class TaskPagesRepository {
-  private readonly headStmt;
+  private readonly headsStmt;
   private readonly getStmt;
   private readonly putStmt;
   private readonly pruneStmt;
   private readonly removeStmt;
 
   constructor(db: Db) {
-    this.headStmt = db.prepare<[string, number, number], KeptPageHead>(
-      `SELECT etag, row_count AS rowCount FROM task_pages
-       WHERE project_id = ? AND page_size = ? AND page = ?`,
+    this.headsStmt = db.prepare<[string, number], KeptPageHead & { page: number }>(
+      `SELECT page, etag, row_count AS rowCount FROM task_pages
+       WHERE project_id = ? AND page_size = ? ORDER BY page`,
     );
     this.getStmt = db.prepare<[string, number, number], KeptPage>(
       `SELECT etag, row_count AS rowCount, rows FROM task_pages
@@ -57,9 +57,9 @@ export class TaskPagesRepository {
     this.removeStmt = db.prepare('DELETE FROM task_pages WHERE project_id = ?');
   }
 
-  /** The ETag and row count of a kept page, if any, without reading its rows. */
-  head(projectId: string, pageSize: number, page: number): KeptPageHead | undefined {
-    return this.headStmt.get(projectId, pageSize, page);
+  /** The ETag and row count of every kept page of a project at `pageSize`, without their rows. */
+  heads(projectId: string, pageSize: number): Array<KeptPageHead & { page: number }> {
+    return this.headsStmt.all(projectId, pageSize);
   }
 
   /** The kept copy of one page, if any. */

@@ -1,9 +1,9 @@
 /**
  * The store's host: every unit of work over one connection, grouped by what the engines need.
- * It runs where the connection is (the store thread for a SQLite file), synchronously, one unit
+ * It runs where the connection is (the store thread), synchronously, one unit
  * at a time; `PortOf<StoreHost>` is how everything else asks it.
  */
-import type { Clock, ProjectClaims } from '../domain/index.js';
+import { SOLE_OWNER, type Clock } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
 import type { Store } from '../store/port.js';
@@ -11,15 +11,21 @@ import { MirrorUnits } from './mirror-units.js';
 import type { PortOf } from './units.js';
 import { ExampleUnits } from './example-units.js';
 import { HealthUnits } from './health-units.js';
+import { LeaseUnits, type LeaseKeeper } from './leases.js';
 import { OutboxUnits } from './outbox-units.js';
 import { StateUnits } from './state-units.js';
 
-/** Builds the units over `db`, writing with `clock`'s time, fenced by `claims`. */
-export function createHost(db: Db, clock: Clock, claims: ProjectClaims) {
-  const mirror = new MirrorUnits(db, clock, claims);
+/**
+ * Builds the units over `db`, writing with `clock`'s time, fenced by the leases of `keeper` (a
+ * PostgreSQL mirror's) or owning every project.
+ */
+export function createHost(db: Db, clock: Clock, keeper?: LeaseKeeper) {
+  const fence = keeper ?? SOLE_OWNER;
+  const mirror = new MirrorUnits(db, clock, fence);
   return {
     mirror,
-    outbox: new OutboxUnits(db, claims, mirror),
+    outbox: new OutboxUnits(db, fence, mirror),
+    leases: new LeaseUnits(keeper),
     state: new StateUnits(db),
     facts: new MirrorFacts(db),
     health: new HealthUnits(db),

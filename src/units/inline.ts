@@ -1,21 +1,22 @@
 /**
  * The store on the caller's own thread: the host's units run in order, each answered by a
- * promise. For a connection the caller already holds (tests, benchmarks) and for PostgreSQL,
- * whose bridge waits off the main thread by itself.
+ * promise. For a connection the caller already holds (tests, benchmarks); a daemon's mirror is
+ * always on a store thread (`thread.ts`).
  */
-import type { Clock, ProjectClaims } from '../domain/index.js';
+import type { Clock } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 import { dialectOf } from '../store/db.js';
 import { createHost, type StoreHost } from './host.js';
+import type { LeaseKeeper } from './leases.js';
 import type { Store } from '../store/port.js';
 import { portOver, runUnit, UnitTracker } from './units.js';
 
 /** A store whose units run on this thread over `db`, which `close()` closes when `owned`. */
 export function inlineStore(
   db: Db,
-  options: { clock: Clock; claims: ProjectClaims; owned?: boolean },
+  options: { clock: Clock; keeper?: LeaseKeeper | undefined; owned?: boolean },
 ): Store {
-  const host = createHost(db, options.clock, options.claims);
+  const host = createHost(db, options.clock, options.keeper);
   const tracker = new UnitTracker(() => Date.now());
   let queue: Promise<unknown> = Promise.resolve();
   let next = 0;

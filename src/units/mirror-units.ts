@@ -7,7 +7,7 @@
 import type {
   Clock,
   Project,
-  ProjectClaims,
+  ProjectFence,
   RealtimeEvent,
   RecordChange,
   Task,
@@ -36,7 +36,7 @@ export class MirrorUnits {
   private readonly clock: Clock;
   private readonly passes = new Map<string, PassInFlight>();
 
-  constructor(db: Db, clock: Clock, claims: ProjectClaims) {
+  constructor(db: Db, clock: Clock, claims: ProjectFence) {
     this.store = new MirrorStore(db);
     this.clock = clock;
     this.writer = new MirrorWriter(this.store, clock, claims);
@@ -88,10 +88,11 @@ export class MirrorUnits {
     this.writer.beginBackfill(project, this.pass(project.id).tally);
   }
 
-  /** The ETag and row count of a kept page, for a conditional request. */
-  keptHead(projectId: string, pageSize: number, page: number): KeptHead | undefined {
-    const head = this.store.taskPages.head(projectId, pageSize, page);
-    return head === undefined ? undefined : { etag: head.etag, rowCount: head.rowCount };
+  /** The ETag and row count of every kept page at `pageSize`, for conditional requests. */
+  keptHeads(projectId: string, pageSize: number): Array<[number, KeptHead]> {
+    return this.store.taskPages
+      .heads(projectId, pageSize)
+      .map(({ page, etag, rowCount }) => [page, { etag, rowCount }]);
   }
 
   /**

@@ -3,7 +3,7 @@
  * item is one transaction (claim, done with the answer written into the mirror, failed,
  * requeued), so that a push's requests never wait on the database in the middle of one.
  */
-import type { ProjectClaims, WriteResponse } from '../domain/index.js';
+import type { ProjectFence, WriteResponse } from '../domain/index.js';
 import { answersInto } from '../outbox/apply.js';
 import type { OutboxItem } from '../outbox/item.js';
 import { enqueue, type Enqueued, type EnqueueInput } from '../outbox/queue.js';
@@ -21,11 +21,11 @@ import type { MirrorUnits } from './mirror-units.js';
 export class OutboxUnits {
   private readonly outbox: OutboxRepository;
   private readonly projects: ProjectsRepository;
-  private readonly claims: ProjectClaims;
+  private readonly claims: ProjectFence;
   private readonly mirror: MirrorUnits;
   private readonly db: Db;
 
-  constructor(db: Db, claims: ProjectClaims, mirror: MirrorUnits) {
+  constructor(db: Db, claims: ProjectFence, mirror: MirrorUnits) {
     this.db = db;
     this.outbox = new OutboxRepository(db, claims.holder);
     this.projects = new ProjectsRepository(db);

@@ -1,16 +1,20 @@
 /**
  * The store thread: opens the mirror named in `workerData`, owns that connection, and runs the
  * units of work the main thread sends, one at a time, answering each. Its waits (a lock another
- * connection holds, a slow disk) are its own: the main thread goes on answering health checks,
- * signals and the realtime channel.
+ * connection holds, a slow disk, a PostgreSQL server that does not answer) are its own: the main
+ * thread goes on answering health checks, signals and the realtime channel. A PostgreSQL
+ * mirror's leases live here too, beside the connection that fences them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SOLE_OWNER, StoreError, systemClock } from '../domain/index.js';
+import pino, { type Logger } from 'pino';
+import { StoreError, systemClock } from '../domain/index.js';
+import type { Db } from '../store/db.js';
+import { LeaseKeeper } from './leases.js';
 import { createHost } from './host.js';
-import { openMirror, type MirrorLocation } from '../store/open.js';
+import { openMirror } from '../store/open.js';
 import { sqliteOf } from '../store/db.js';
 import { runUnit, sendError, type UnitHost, type UnitRequest } from './units.js';
-import type { ThreadMessage } from './thread.js';
+import type { StoreThreadData, ThreadMessage } from './thread.js';
 
 const port = parentPort;
 if (port === null) throw new Error('the store thread runs as a worker');
@@ -22,7 +26,7 @@ const BUSY_WAIT_MS = 5_000;
 const STATEMENT_BUSY_MS = 100;
 /** The pause between tries of a unit that met a held lock. */
 const BUSY_STEP_MS = 50;
-const { location, stopping } = workerData as { location: MirrorLocation; stopping: Int32Array };
+const { location, stopping, leases, logLevel } = workerData as StoreThreadData;
 
 /**
  * Runs a unit, trying it again while the database is locked by another connection, for up to
@@ -46,10 +50,28 @@ function runPatiently(host: UnitHost, request: UnitRequest): unknown {
   }
 }
 
+/** Log lines of the thread (the leases'), handed to the main thread's logger. */
+function threadLogger(): Logger {
+  return pino(
+    { level: logLevel, base: undefined },
+    { write: (line: string) => post({ log: line }) },
+  );
+}
+
+/** The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit. */
+function startLeases(db: Db): LeaseKeeper | undefined {
+  if (leases === undefined) return undefined;
+  const keeper = new LeaseKeeper({ db, ...leases, logger: threadLogger() });
+  keeper.onHeartbeat(() => post({ leases: keeper.snapshot() }));
+  keeper.onAcquired((projectIds) => post({ acquired: projectIds }));
+  return keeper;
+}
+
 try {
   const db = openMirror(location, 'write');
   sqliteOf(db)?.pragma(`busy_timeout = ${STATEMENT_BUSY_MS}`);
-  const host = createHost(db, systemClock, SOLE_OWNER);
+  const keeper = startLeases(db);
+  const host = createHost(db, systemClock, keeper);
   port.on('message', (message: UnitRequest | { close: true }) => {
     if ('close' in message) {
       if (db.open) db.close();
@@ -61,8 +83,9 @@ try {
     } catch (error) {
       post({ id: message.id, error: sendError(error) });
     }
+    if (keeper) post({ leases: keeper.snapshot() });
   });
-  post({ ready: true });
+  post({ ready: true, ...(keeper ? { holder: keeper.holder, leases: keeper.snapshot() } : {}) });
 } catch (error) {
   post({ failed: sendError(error) });
 }

@@ -1,22 +1,67 @@
 /**
  * The store on its own thread (a worker that owns the connection, `thread-entry.ts`): the main
  * thread sends units of work as messages and awaits their answers, so that no statement, lock
- * wait or transaction ever holds up its event loop. Units run in the order sent.
+ * wait or transaction ever holds up its event loop. Units run in the order sent. A PostgreSQL
+ * mirror's leases live on that thread too; the main thread holds a copy of what they hold
+ * (`ThreadLeases`), refreshed after every heartbeat and unit.
  */
 import { Worker } from 'node:worker_threads';
-import type { StoreHost } from './host.js';
+import type { Logger } from 'pino';
+import type { Leases } from '../domain/index.js';
 import type { MirrorLocation } from '../store/open.js';
-import { isPostgresUrl } from '../store/postgres/target.js';
 import type { Store } from '../store/port.js';
-import { portOver, receiveError, UnitTracker, type SentError, type UnitAnswer } from './units.js';
+import { isPostgresUrl } from '../store/postgres/target.js';
+import type { StoreHost } from './host.js';
+import { heldIn, type LeaseSnapshot } from './leases.js';
+import {
+  portOver,
+  receiveError,
+  UnitTracker,
+  type PortOf,
+  type SentError,
+  type UnitAnswer,
+} from './units.js';
+
+/** The leases' units, asked of the thread. */
+type LeasesPort = PortOf<StoreHost>['leases'];
 
 /** What the store thread tells the main thread. */
-export type ThreadMessage = UnitAnswer | { ready: true } | { failed: SentError };
+export type ThreadMessage =
+  | UnitAnswer
+  | { ready: true; holder?: string; leases?: LeaseSnapshot }
+  | { failed: SentError }
+  | { leases: LeaseSnapshot }
+  | { acquired: string[] }
+  | { log: string };
+
+/** A daemon's settings for its leases on a shared PostgreSQL mirror. */
+export interface LeaseSettings {
+  tokens: readonly string[];
+  version: string;
+  leaseMs?: number;
+}
+
+/** What the thread is started with. */
+export interface StoreThreadData {
+  location: MirrorLocation;
+  /** Set to 1 to abandon: the thread then fails every unit it has not begun, and ends. */
+  stopping: Int32Array;
+  /** The leases to keep, on a PostgreSQL mirror. */
+  leases?: LeaseSettings | undefined;
+  logLevel: string;
+}
 
 /** The thread's module: the compiled `.js`, or the `.ts` beside this file when run from source. */
 function entryUrl(): URL {
   const source = import.meta.url.endsWith('.ts');
   return new URL(source ? './thread-entry.ts' : './thread-entry.js', import.meta.url);
+}
+
+/** A store thread, opened. */
+export interface StoreThread {
+  store: Store;
+  /** The leases, on a PostgreSQL mirror opened with lease settings. */
+  leases: Leases | undefined;
 }
 
 /**
@@ -26,19 +71,53 @@ function entryUrl(): URL {
  */
 export function openStoreThread(
   location: MirrorLocation,
-  options: { execArgv?: string[] } = {},
-): Promise<Store> {
-  // Set to 1 to abandon: the thread then fails every unit it has not begun, and ends.
+  options: { execArgv?: string[]; leases?: LeaseSettings; logger: Logger },
+): Promise<StoreThread> {
   const stopping = new Int32Array(new SharedArrayBuffer(4));
+  const data: StoreThreadData = {
+    location,
+    stopping,
+    leases: isPostgresUrl(location.db) ? options.leases : undefined,
+    logLevel: options.logger.level,
+  };
   const worker = new Worker(entryUrl(), {
-    workerData: { location, stopping },
+    workerData: data,
     ...(options.execArgv ? { execArgv: options.execArgv } : {}),
   });
   const tracker = new UnitTracker(() => Date.now());
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let next = 0;
   let gone: Error | undefined;
-  return new Promise<Store>((resolve, reject) => {
+  const ask = (group: string, method: string, args: unknown[]) =>
+    new Promise<unknown>((resolveUnit, rejectUnit) => {
+      if (gone) {
+        rejectUnit(gone);
+        return;
+      }
+      const id = next++;
+      tracker.begin(id);
+      waiting.set(id, { resolve: resolveUnit, reject: rejectUnit });
+      worker.postMessage({ id, group, method, args });
+    });
+  const port = portOver<StoreHost>(ask);
+  const store: Store = Object.assign(Object.create(port) as Store, {
+    dialect: isPostgresUrl(location.db) ? ('postgres' as const) : ('sqlite' as const),
+    progress: () => tracker.progress(),
+    close: async ({ abandon = false }: { abandon?: boolean } = {}) => {
+      if (gone) return;
+      const ended = new Promise<void>((done) => worker.once('exit', () => done()));
+      if (abandon) {
+        // Not worker.terminate(): a thread ended inside SQLite takes the process down with it.
+        Atomics.store(stopping, 0, 1);
+        Atomics.notify(stopping, 0);
+      }
+      worker.postMessage({ close: true });
+      await ended;
+    },
+  });
+  const logger = options.logger.child({ subsystem: 'leases' });
+  let leases: ThreadLeases | undefined;
+  return new Promise<StoreThread>((resolve, reject) => {
     const fail = (error: Error) => {
       gone ??= error;
       for (const [id, unit] of waiting) {
@@ -51,48 +130,92 @@ export function openStoreThread(
     worker.on('error', fail);
     worker.on('exit', () => fail(new Error('the store thread has ended')));
     worker.on('message', (message: ThreadMessage) => {
-      if ('ready' in message) {
-        resolve(store);
-        return;
-      }
-      if ('failed' in message) {
-        void worker.terminate();
+      if ('id' in message) {
+        const unit = waiting.get(message.id);
+        if (unit === undefined) return;
+        waiting.delete(message.id);
+        tracker.end(message.id, !('error' in message));
+        if ('error' in message) unit.reject(receiveError(message.error));
+        else unit.resolve(message.value);
+      } else if ('ready' in message) {
+        if (message.holder !== undefined && message.leases !== undefined) {
+          leases = new ThreadLeases(message.holder, message.leases, port.leases);
+        }
+        resolve({ store, leases });
+      } else if ('failed' in message) {
         fail(receiveError(message.failed));
-        return;
+      } else if ('leases' in message) {
+        leases?.update(message.leases);
+      } else if ('acquired' in message) {
+        leases?.acquired(message.acquired);
+      } else {
+        relayLog(logger, message.log);
       }
-      const unit = waiting.get(message.id);
-      if (unit === undefined) return;
-      waiting.delete(message.id);
-      tracker.end(message.id, !('error' in message));
-      if ('error' in message) unit.reject(receiveError(message.error));
-      else unit.resolve(message.value);
-    });
-    const ask = (group: string, method: string, args: unknown[]) =>
-      new Promise<unknown>((resolveUnit, rejectUnit) => {
-        if (gone) {
-          rejectUnit(gone);
-          return;
-        }
-        const id = next++;
-        tracker.begin(id);
-        waiting.set(id, { resolve: resolveUnit, reject: rejectUnit });
-        worker.postMessage({ id, group, method, args });
-      });
-    const port = portOver<StoreHost>(ask);
-    const store: Store = Object.assign(Object.create(port) as Store, {
-      dialect: isPostgresUrl(location.db) ? ('postgres' as const) : ('sqlite' as const),
-      progress: () => tracker.progress(),
-      close: async ({ abandon = false }: { abandon?: boolean } = {}) => {
-        if (gone) return;
-        const ended = new Promise<void>((done) => worker.once('exit', () => done()));
-        if (abandon) {
-          // Not worker.terminate(): a thread ended inside SQLite takes the process down with it.
-          Atomics.store(stopping, 0, 1);
-          Atomics.notify(stopping, 0);
-        }
-        worker.postMessage({ close: true });
-        await ended;
-      },
     });
   });
+}
+
+/** A log line the thread wrote, written by the main thread's logger (its format, its level). */
+function relayLog(logger: Logger, line: string): void {
+  const { level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+  const name = logger.levels.labels[Number(level)] ?? 'info';
+  (logger[name as 'info'] as (obj: object, msg?: string) => void).call(
+    logger,
+    fields,
+    typeof msg === 'string' ? msg : undefined,
+  );
+}
+
+/** The leases kept on the store thread, as the engines hold them. */
+class ThreadLeases implements Leases {
+  readonly holder: string;
+  private snapshot: LeaseSnapshot;
+  private readonly units: LeasesPort;
+  private readonly listeners = new Set<(projectIds: string[]) => void>();
+
+  constructor(holder: string, snapshot: LeaseSnapshot, units: LeasesPort) {
+    this.holder = holder;
+    this.snapshot = snapshot;
+    this.units = units;
+  }
+
+  get leaseMs(): number {
+    return this.snapshot.leaseMs;
+  }
+
+  update(snapshot: LeaseSnapshot): void {
+    this.snapshot = snapshot;
+  }
+
+  acquired(projectIds: string[]): void {
+    this.listeners.forEach((listener) => listener(projectIds));
+  }
+
+  mine(projectId: string): boolean {
+    return heldIn(this.snapshot, projectId, Date.now());
+  }
+
+  listed(projectIds: readonly string[], complete?: boolean): Promise<string[]> {
+    return this.units.listed(projectIds, complete);
+  }
+
+  removable(projectIds: readonly string[]): Promise<string[]> {
+    return this.units.removable(projectIds);
+  }
+
+  onAcquired(listener: (projectIds: string[]) => void): void {
+    this.listeners.add(listener);
+  }
+
+  advertise(): Promise<void> {
+    return this.units.advertise();
+  }
+
+  claim(projectIds: readonly string[]): Promise<string[]> {
+    return this.units.claim(projectIds);
+  }
+
+  stop(): Promise<void> {
+    return this.units.stop();
+  }
 }

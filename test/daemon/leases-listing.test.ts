@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { LeaseKeeper } from '../../src/daemon/leases.js';
+import { LeaseKeeper } from '../../src/units/leases.js';
 import { openMirror } from '../../src/store/open.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 

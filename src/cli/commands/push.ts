@@ -61,7 +61,7 @@ export const pushCommand: CliCommand = {
     }
     // On a shared PostgreSQL mirror, push sends the items of the projects whose leases it can
     // take: those no running daemon holds.
-    if (engine.leases) engine.leases.claim(await engine.store.outbox.projectsWithItems());
+    if (engine.leases) await engine.leases.claim(await engine.store.outbox.projectsWithItems());
     const pusher = engine.pusher({
       maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
       itemRetryWindowMs,

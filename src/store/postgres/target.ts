@@ -30,6 +30,15 @@ export const PG_CONNECT_TIMEOUT_MS = 10_000;
 export const PG_LOCK_TIMEOUT_MS = 10_000;
 /** How long a session may sit idle inside a transaction before the server ends it, in ms. */
 export const PG_IDLE_IN_TRANSACTION_MS = 60_000;
+/** How long the server runs one statement before it cancels it, in ms. */
+export const PG_STATEMENT_TIMEOUT_MS = 60_000;
+/**
+ * How long the client waits for one answer before it gives the connection up (a partition: no
+ * packet comes back), in ms; past the server's own statement timeout.
+ */
+export const PG_QUERY_TIMEOUT_MS = 75_000;
+/** Idle time before TCP keepalive probes start, in ms (the kernel's default is two hours). */
+export const PG_KEEPALIVE_DELAY_MS = 10_000;
 
 /** libpq's modes; see `sslOptions` for what each means here. */
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
@@ -100,6 +109,8 @@ export function parsePgTarget(url: string, source: PasswordSource = {}): PgTarge
     max: 1,
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
     keepAlive: true,
+    keepAliveInitialDelayMillis: PG_KEEPALIVE_DELAY_MS,
+    query_timeout: PG_QUERY_TIMEOUT_MS,
     application_name: params.get('application_name') ?? 'projmirror',
     ssl: host.startsWith('/')
       ? false // libpq never uses TLS over a Unix socket, whatever sslmode says
@@ -191,6 +202,7 @@ export function sessionStatements(schema: string): string[] {
     `SET TIME ZONE 'UTC'`,
     `SET lock_timeout = ${PG_LOCK_TIMEOUT_MS}`,
     `SET idle_in_transaction_session_timeout = ${PG_IDLE_IN_TRANSACTION_MS}`,
+    `SET statement_timeout = ${PG_STATEMENT_TIMEOUT_MS}`,
   ];
 }
 

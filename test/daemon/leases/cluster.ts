@@ -7,7 +7,7 @@
  */
 import pino from 'pino';
 import { vi } from 'vitest';
-import { LeaseKeeper } from '../../../src/daemon/leases.js';
+import { LeaseKeeper } from '../../../src/units/leases.js';
 import type { Db } from '../../../src/store/db.js';
 import { openMirror } from '../../../src/store/open.js';
 

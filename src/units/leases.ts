@@ -9,12 +9,25 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { errorLine, NotHeldError, type ProjectClaims } from '../domain/index.js';
+import { errorLine, NotHeldError, type Leases, type ProjectFence } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 import { Coordination, type DaemonIdentity } from '../store/postgres/coordination.js';
 
 /** How long a lease lasts unless renewed, in ms: a dead daemon's projects move after this. */
 export const DEFAULT_LEASE_MS = 30_000;
+
+/** What `LeaseKeeper.mine()` reads, as it can be copied to another thread. */
+export interface LeaseSnapshot {
+  held: string[];
+  /** When the leases were last renewed (ms since the epoch). */
+  renewedAt: number;
+  leaseMs: number;
+}
+
+/** True when `snapshot` says `projectId` is held and its lease has not run out. */
+export function heldIn(snapshot: LeaseSnapshot, projectId: string, now: number): boolean {
+  return now - snapshot.renewedAt < snapshot.leaseMs && snapshot.held.includes(projectId);
+}
 /** A daemon silent for this many lease times is forgotten (its row deleted from `daemons`). */
 const STALE_LEASES = 3;
 
@@ -39,7 +52,7 @@ export function daemonIdentity(tokens: readonly string[], version: string): Daem
 }
 
 /** Holds, renews and takes over leases; see the module comment. */
-export class LeaseKeeper implements ProjectClaims {
+export class LeaseKeeper implements ProjectFence {
   readonly identity: DaemonIdentity;
   private readonly coordination: Coordination;
   private readonly logger: Logger;
@@ -58,6 +71,7 @@ export class LeaseKeeper implements ProjectClaims {
   /** Projects given back to share them out, and until when (Date.now()) not to take them again. */
   private readonly givenBack = new Map<string, number>();
   private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
+  private readonly heartbeatListeners = new Set<() => void>();
 
   constructor(options: LeaseKeeperOptions) {
     this.coordination = new Coordination(options.db);
@@ -74,6 +88,16 @@ export class LeaseKeeper implements ProjectClaims {
   }
 
   /** Calls `listener` with the projects taken over by a heartbeat (to pass them and push). */
+  /** Told after every heartbeat, whatever it renewed (for a copy of `snapshot()` elsewhere). */
+  onHeartbeat(listener: () => void): void {
+    this.heartbeatListeners.add(listener);
+  }
+
+  /** What `mine()` reads: the projects held, and when their leases were last renewed. */
+  snapshot(): LeaseSnapshot {
+    return { held: [...this.held], renewedAt: this.renewedAt, leaseMs: this.leaseMs };
+  }
+
   onAcquired(listener: (projectIds: string[]) => void): void {
     this.acquiredListeners.add(listener);
   }
@@ -83,7 +107,7 @@ export class LeaseKeeper implements ProjectClaims {
   }
 
   mine(projectId: string): boolean {
-    return Date.now() - this.renewedAt < this.leaseMs && this.held.has(projectId);
+    return heldIn(this.snapshot(), projectId, Date.now());
   }
 
   fence(projectId: string): void {
@@ -165,6 +189,7 @@ export class LeaseKeeper implements ProjectClaims {
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'lease heartbeat failed');
     }
+    this.heartbeatListeners.forEach((listener) => listener());
   }
 
   /**
@@ -212,5 +237,58 @@ export class LeaseKeeper implements ProjectClaims {
       this.givenBack.set(projectId, until);
     }
     this.logger.info({ projects: released }, 'leases given back to share the projects');
+  }
+}
+
+/** The leases of a keeper on this thread, as the engines hold them. */
+export function leasesOf(keeper: LeaseKeeper): Leases {
+  return {
+    holder: keeper.holder,
+    leaseMs: keeper.snapshot().leaseMs,
+    mine: (projectId) => keeper.mine(projectId),
+    listed: (projectIds, complete) => Promise.resolve(keeper.listed(projectIds, complete)),
+    removable: (projectIds) => Promise.resolve(keeper.removable(projectIds)),
+    onAcquired: (listener) => keeper.onAcquired(listener),
+    advertise: () => Promise.resolve(keeper.advertise()),
+    claim: (projectIds) => Promise.resolve(keeper.claim(projectIds)),
+    stop: () => Promise.resolve(keeper.stop()),
+  };
+}
+
+/** The leases' units, on the thread that owns the connection (a PostgreSQL mirror's). */
+export class LeaseUnits {
+  private readonly keeper: LeaseKeeper | undefined;
+
+  constructor(keeper: LeaseKeeper | undefined) {
+    this.keeper = keeper;
+  }
+
+  listed(projectIds: readonly string[], complete?: boolean): string[] {
+    return this.held().listed(projectIds, complete);
+  }
+
+  removable(projectIds: readonly string[]): string[] {
+    return this.held().removable(projectIds);
+  }
+
+  claim(projectIds: readonly string[]): string[] {
+    return this.held().claim(projectIds);
+  }
+
+  advertise(): void {
+    this.held().advertise();
+  }
+
+  stop(): void {
+    this.held().stop();
+  }
+
+  snapshot(): LeaseSnapshot {
+    return this.held().snapshot();
+  }
+
+  private held(): LeaseKeeper {
+    if (this.keeper === undefined) throw new Error('this mirror has no leases');
+    return this.keeper;
   }
 }
