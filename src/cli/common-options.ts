@@ -13,6 +13,7 @@ import {
 import { DEFAULT_LEASE_MS } from '../daemon/leases.js';
 import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
+import { DEFAULT_DEADLINE_MS } from './interrupt.js';
 
 /** The default mirror file. */
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
@@ -149,6 +150,15 @@ export const COMMON_OPTIONS = {
         'exit 3 once every request has been refused (401, or 403 to the project listing) for this long; 0: at the first',
     },
   },
+  'deadline-ms': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_DEADLINE_MS,
+      describe:
+        'sync and push: stop after this long overall, whatever the service does (exit 1, one line, the mirror as last committed), in ms; 0: no deadline',
+    },
+  },
   'item-retry-window-ms': {
     json: 'number',
     yargs: {
@@ -181,6 +191,8 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   'routes',
   'lease-ms',
 ];
+/** What the one-shot commands that talk to the service (`sync`, `push`) use. */
+export const ONE_SHOT_OPTIONS: readonly CommonOptionName[] = [...REMOTE_OPTIONS, 'deadline-ms'];
 
 /**
  * The config file's `token-file` is kept under this hidden name, so that `PROJMIRROR_TOKEN` can
