@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { CLI_NODE_ARGS, runCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 
+/** A terminal control sequence (ESC [ ... letter). */
+const CSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
+
 /** Quotes a word for sh. */
 const quoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
