@@ -35,12 +35,7 @@ describe('messages', () => {
     const finals = run.stdout
       .split('\x1b8')
       .slice(0, -1)
-      .map((drawn) =>
-        drawn
-          .split('\x1b[1G')
-          .at(-1)!
-          .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
-      );
+      .map((drawn) => drawn.split('\x1b[1G').at(-1)!.replace(CSI, ''));
     // Three projects, two passes: six bars, each at its total.
     expect(finals).toHaveLength(6);
     for (const final of finals) {
