@@ -3,6 +3,8 @@
  * `--config` file alike, so that one environment file or one config file serves every command.
  * A command shows the options it uses; the others are accepted, hidden from its help, and ignored.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/index.js';
 import {
@@ -14,6 +16,20 @@ import { DEFAULT_LEASE_MS } from '../daemon/leases.js';
 import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
 import { DEFAULT_DEADLINE_MS } from './interrupt.js';
+
+/** The config file every command reads when it exists and no other is named. */
+export const DEFAULT_CONFIG_FILE = '/etc/projmirror/config.json';
+
+/**
+ * The config file read when neither `--config` nor `PROJMIRROR_CONFIG` names one: `config.json`
+ * in `$CONFIGURATION_DIRECTORY` (systemd sets it for the unit: /etc/projmirror), else
+ * `DEFAULT_CONFIG_FILE`; undefined when that file does not exist.
+ */
+export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const directory = env['CONFIGURATION_DIRECTORY']?.split(':')[0];
+  const file = directory ? join(directory, 'config.json') : DEFAULT_CONFIG_FILE;
+  return existsSync(file) ? file : undefined;
+}
 
 /** The default mirror file. */
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
@@ -211,11 +227,13 @@ export function readCommonConfig(file: string): Record<string, unknown> {
  * flags, environment and config file alike, hidden from the command's help, and ignored.
  */
 export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]): Argv {
-  let result = yargs.config(
-    'config',
-    'JSON config file (flags beat environment, which beats this file, which beats defaults)',
-    readCommonConfig,
-  );
+  let result = yargs
+    .config(
+      'config',
+      `JSON config file (default ${DEFAULT_CONFIG_FILE} when it exists; flags beat environment, which beats this file, which beats defaults)`,
+      readCommonConfig,
+    )
+    .default('config', defaultConfigFile(), DEFAULT_CONFIG_FILE);
   for (const [name, option] of Object.entries(COMMON_OPTIONS) as [
     CommonOptionName,
     CommonOption,
