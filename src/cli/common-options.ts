@@ -3,6 +3,8 @@
  * `--config` file alike, so that one environment file or one config file serves every command.
  * A command shows the options it uses; the others are accepted, hidden from its help, and ignored.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/index.js';
 import {
@@ -13,6 +15,21 @@ import {
 import { DEFAULT_LEASE_MS } from '../units/leases.js';
 import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
+import { DEFAULT_DEADLINE_MS } from './interrupt.js';
+
+/** The config file every command reads when it exists and no other is named. */
+export const DEFAULT_CONFIG_FILE = '/etc/projmirror/config.json';
+
+/**
+ * The config file read when neither `--config` nor `PROJMIRROR_CONFIG` names one: `config.json`
+ * in `$CONFIGURATION_DIRECTORY` (systemd sets it for the unit: /etc/projmirror), else
+ * `DEFAULT_CONFIG_FILE`; undefined when that file does not exist.
+ */
+export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const directory = env['CONFIGURATION_DIRECTORY']?.split(':')[0];
+  const file = directory ? join(directory, 'config.json') : DEFAULT_CONFIG_FILE;
+  return existsSync(file) ? file : undefined;
+}
 
 /** The default mirror file. */
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
@@ -149,6 +166,15 @@ export const COMMON_OPTIONS = {
         'exit 3 once every request has been refused (401, or 403 to the project listing) for this long; 0: at the first',
     },
   },
+  'deadline-ms': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_DEADLINE_MS,
+      describe:
+        'sync and push: stop after this long overall, whatever the service does (exit 1, one line, the mirror as last committed), in ms; 0: no deadline',
+    },
+  },
   'item-retry-window-ms': {
     json: 'number',
     yargs: {
@@ -181,6 +207,8 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   'routes',
   'lease-ms',
 ];
+/** What the one-shot commands that talk to the service (`sync`, `push`) use. */
+export const ONE_SHOT_OPTIONS: readonly CommonOptionName[] = [...REMOTE_OPTIONS, 'deadline-ms'];
 
 /**
  * The config file's `token-file` is kept under this hidden name, so that `PROJMIRROR_TOKEN` can
@@ -199,11 +227,13 @@ export function readCommonConfig(file: string): Record<string, unknown> {
  * flags, environment and config file alike, hidden from the command's help, and ignored.
  */
 export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]): Argv {
-  let result = yargs.config(
-    'config',
-    'JSON config file (flags beat environment, which beats this file, which beats defaults)',
-    readCommonConfig,
-  );
+  let result = yargs
+    .config(
+      'config',
+      `JSON config file (default ${DEFAULT_CONFIG_FILE} when it exists; flags beat environment, which beats this file, which beats defaults)`,
+      readCommonConfig,
+    )
+    .default('config', defaultConfigFile(), DEFAULT_CONFIG_FILE);
   for (const [name, option] of Object.entries(COMMON_OPTIONS) as [
     CommonOptionName,
     CommonOption,

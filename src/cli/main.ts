@@ -23,6 +23,41 @@ function endQuietlyOnClosedStdout(): void {
   });
 }
 
+/**
+ * yargs names an unknown `PROJMIRROR_*` variable by the option it would set (`bogus`): name it
+ * as the user wrote it, and each unknown flag as given (`--bogus`).
+ */
+export function namedAsWritten(
+  message: string,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(message);
+  if (unknown === null) return message;
+  const camel = (text: string) =>
+    text.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  const variables = Object.keys(env).filter((key) => key.startsWith(ENV_PREFIX));
+  // yargs lists an unknown `--foo-bar` twice, as `foo-bar` and `fooBar`: once is enough.
+  const given = new Map<string, string>();
+  for (const name of unknown[1]!.split(', ')) {
+    if (!given.has(camel(name))) given.set(camel(name), name);
+  }
+  const names = [...given.values()].map((name) => {
+    const flag = argv.find((word) => word === `--${name}` || word.startsWith(`--${name}=`));
+    if (flag !== undefined) return `--${name}`;
+    const variable = variables.find(
+      (key) => camel(key.slice(ENV_PREFIX.length).toLowerCase()) === camel(name),
+    );
+    return variable ?? name;
+  });
+  const variable = names.every((name) => name.startsWith(ENV_PREFIX));
+  const kind = variable ? 'environment variable' : 'option';
+  return `unknown ${kind}${names.length > 1 ? 's' : ''}: ${names.join(', ')}`;
+}
+
+/** The prefix of the environment variables every option reads. */
+const ENV_PREFIX = 'PROJMIRROR_';
+
 /** Runs the CLI and resolves to the exit code, printing errors as one line on stderr. */
 export async function runCli(argv: string[]): Promise<ExitCode> {
   let exitCode: ExitCode = EXIT_OK;
@@ -42,7 +77,7 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
       // yargs' own errors (YError), its config file reader's included, are usage errors.
       if (error !== undefined && error !== null && error.name !== 'YError') throw error;
       const text = message ?? error?.message ?? 'usage error';
-      throw new UsageError(text.replace(/\s*\n\s*/g, ' '));
+      throw new UsageError(namedAsWritten(text.replace(/\s*\n\s*/g, ' '), argv));
     });
   for (const command of commands) {
     parser.command({

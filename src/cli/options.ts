@@ -187,3 +187,13 @@ export function resolveRemoteSettings(
     projects: parseProjectList(args['projects']),
   };
 }
+
+/** Checks `--deadline-ms`: a whole number of milliseconds, 0 (none) or more. */
+export function parseDeadline(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(
+      `--deadline-ms ${JSON.stringify(value)} must be a whole number of milliseconds, 0 (no deadline) or more`,
+    );
+  }
+  return value;
+}

@@ -6,6 +6,7 @@ import { clearLine, cursorTo } from 'node:readline';
 import cliProgress from 'cli-progress';
 import type { DestinationStream, Logger } from 'pino';
 import type { SyncProgress } from '../mirror/index.js';
+import { plural } from './plural.js';
 
 /** Log a progress line every this many pages when not on a terminal. */
 export const LOG_EVERY_PAGES = 20;
@@ -61,8 +62,14 @@ export function createProgressView(
   return stream.isTTY ? new BarView(stream, quotaRemaining, lines) : new LogView(logger);
 }
 
+/**
+ * One bar per read of a project (a repeated read gets a new one), finished (drawn whole, its
+ * line ended) at the read's last page, so that no pass leaves a line half drawn.
+ */
 class BarView implements ProgressView {
   private readonly bar: cliProgress.SingleBar;
+  /** The read the bar shows, `projectId#attempt`; undefined when no bar is drawn. */
+  private read: string | undefined;
   private project: string | undefined;
   private pages = 0;
 
@@ -74,7 +81,7 @@ class BarView implements ProgressView {
     this.bar = new cliProgress.SingleBar(
       {
         stream,
-        format: '{project} [{bar}] {value}/{total} tasks | {pages} pages | quota left {quota}',
+        format: '{project} [{bar}] {value}/{total} tasks | {pages} | quota left {quota}',
         hideCursor: true,
         clearOnComplete: false,
         // A log line clears the bar's line: redraw it even when its text has not changed.
@@ -85,37 +92,47 @@ class BarView implements ProgressView {
   }
 
   update(progress: SyncProgress): void {
-    if (progress.projectId !== this.project) {
-      if (this.project !== undefined) this.bar.stop();
-      this.project = progress.projectId;
-      this.pages = 0;
-      this.bar.start(progress.totalCount ?? 0, 0, this.payload());
-      this.lines?.around({
-        clear: () => {
-          cursorTo(this.stream, 0);
-          clearLine(this.stream, 0);
-        },
-        redraw: () => {
-          // The bar returns to its saved cursor position when it stops (DECSC/DECRC): save
-          // the new line's, or the bar's last drawing lands on a line a log line took.
-          this.stream.write(SAVE_CURSOR);
-          this.bar.render();
-        },
-      });
-    }
+    const read = `${progress.projectId}#${progress.attempt}`;
+    if (read !== this.read) this.begin(read, progress);
     this.pages += 1;
     if (progress.totalCount !== undefined) this.bar.setTotal(Math.max(1, progress.totalCount));
     this.bar.update(progress.tasksRead, this.payload());
+    const complete = progress.totalCount !== undefined && progress.tasksRead >= progress.totalCount;
+    if (complete) this.stop();
   }
 
   stop(): void {
     this.lines?.around(undefined);
-    if (this.project !== undefined) this.bar.stop();
-    this.project = undefined;
+    if (this.read !== undefined) this.bar.stop();
+    this.read = undefined;
+  }
+
+  private begin(read: string, progress: SyncProgress): void {
+    this.stop();
+    this.read = read;
+    this.project = progress.projectId;
+    this.pages = 0;
+    this.bar.start(progress.totalCount ?? 0, 0, this.payload());
+    this.lines?.around({
+      clear: () => {
+        cursorTo(this.stream, 0);
+        clearLine(this.stream, 0);
+      },
+      redraw: () => {
+        // The bar returns to its saved cursor position when it stops (DECSC/DECRC): save
+        // the new line's, or the bar's last drawing lands on a line a log line took.
+        this.stream.write(SAVE_CURSOR);
+        this.bar.render();
+      },
+    });
   }
 
   private payload() {
-    return { project: this.project, pages: this.pages, quota: this.quotaRemaining() ?? '?' };
+    return {
+      project: this.project,
+      pages: plural(this.pages, 'page'),
+      quota: this.quotaRemaining() ?? '?',
+    };
   }
 }
 

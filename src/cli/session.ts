@@ -31,27 +31,32 @@ export interface CommandLogger {
   logLines: TerminalLogLines | undefined;
 }
 
+/** Where a command's log lines go: `run` to stdout (journald), one-shot commands to stderr. */
+export type LogStream = 'stdout' | 'stderr';
+
 /**
- * The logger of a command: JSON lines on stdout (with syslog priorities when stdout is the
- * journal), readable lines on a terminal, and on stderr when stdout carries the command's own
- * `--json` output.
+ * The logger of a command. A one-shot command logs on stderr, so its stdout is its result alone
+ * (piped or not); `run` logs on stdout, with syslog priorities when stdout is the journal. Lines
+ * are JSON, or readable ones when their stream is a terminal (where a progress bar may be).
  */
 export function openCommandLogger(
   args: Record<string, unknown>,
   secrets: readonly string[] = [],
+  to: LogStream = 'stderr',
 ): CommandLogger {
   const level = String(args['logLevel'] ?? 'info');
   const common = { level, secret: secrets };
-  if (args['json'] === true) {
-    const stderr = pino.destination({ dest: 2, sync: true });
-    return { logger: createLogger({ ...common, destination: stderr }), logLines: undefined };
-  }
-  if (process.stdout.isTTY) {
-    const logLines = new TerminalLogLines(process.stdout);
+  const stream = to === 'stdout' ? process.stdout : process.stderr;
+  if (stream.isTTY) {
+    const logLines = new TerminalLogLines(stream);
     return {
       logger: createLogger({ ...common, destination: logLines, format: 'pretty' }),
       logLines,
     };
+  }
+  if (to === 'stderr') {
+    const stderr = pino.destination({ dest: 2, sync: true });
+    return { logger: createLogger({ ...common, destination: stderr }), logLines: undefined };
   }
   return {
     logger: createLogger({ ...common, syslogPrefix: stdoutIsJournal() }),
@@ -63,11 +68,12 @@ export function openCommandLogger(
 export async function openSession(
   args: Record<string, unknown>,
   engineOptions: Omit<EngineOptions, 'db' | 'logger'> = {},
+  logTo: LogStream = 'stderr',
 ): Promise<Session> {
   const settings = resolveRemoteSettings(args);
   const timezone = parseTimeZone(args['timezone']);
   const secrets = settings.tokens.map((token) => token.secret);
-  const { logger, logLines } = openCommandLogger(args, secrets);
+  const { logger, logLines } = openCommandLogger(args, secrets, logTo);
   const engine = await openEngine(
     {
       baseUrl: settings.baseUrl,

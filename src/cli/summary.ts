@@ -1,6 +1,7 @@
 /** The one closing summary of `sync` and `push`: an object for `--json`, and its line. */
 import type { SyncReport } from '../mirror/index.js';
 import type { PushReport } from '../outbox/index.js';
+import { plural } from './plural.js';
 
 /** What `sync --json` prints: the totals, then each project's result. */
 export interface SyncSummary {
@@ -42,19 +43,21 @@ export function syncSummary(report: SyncReport, durationMs: number): SyncSummary
   };
 }
 
-/** `sync: 2 projects consistent, 1 failed; 4,360 tasks; 45 requests (12 of 20 pages 304); ...` */
+/** `sync: 2 projects consistent, 1 failed; 4,360 tasks; 45 requests (12 of 20 pages answered 304); ...` */
 export function syncSummaryLine(summary: SyncSummary): string {
   const parts = [
-    `${summary.consistent} project(s) consistent, ${summary.failed.length} failed`,
-    `${count(summary.tasks)} tasks`,
-    `${count(summary.requests)} requests (${count(summary.pagesNotModified)} of ${count(summary.pagesRead)} pages answered 304)`,
-    `${count(summary.rowsWritten)} rows written`,
+    `${plural(summary.consistent, 'project')} consistent, ${summary.failed.length} failed`,
+    plural(summary.tasks, 'task'),
+    `${plural(summary.requests, 'request')} (${count(summary.pagesNotModified)} of ${plural(summary.pagesRead, 'page')} answered 304)`,
+    `${plural(summary.rowsWritten, 'row')} written`,
   ];
   if (summary.removedProjects.length > 0) {
-    parts.push(`${summary.removedProjects.length} project(s) no longer listed, removed`);
+    parts.push(`${plural(summary.removedProjects.length, 'project')} no longer listed, removed`);
   }
   if (summary.heldElsewhere.length > 0) {
-    parts.push(`${summary.heldElsewhere.length} project(s) held by other daemons, left to them`);
+    parts.push(
+      `${plural(summary.heldElsewhere.length, 'project')} held by other daemons, left to them`,
+    );
   }
   parts.push(seconds(summary.durationMs));
   return `sync: ${parts.join('; ')}`;
@@ -76,7 +79,7 @@ export function pushSummaryLine(summary: PushSummary): string {
   const elsewhere =
     summary.heldElsewhere > 0 ? `, ${summary.heldElsewhere} left to other daemons` : '';
   const items = `${summary.done} done, ${summary.failed} failed, ${summary.pending} left pending${elsewhere}`;
-  return `push: ${items}; ${count(summary.sent)} requests; ${seconds(summary.durationMs)}`;
+  return `push: ${items}; ${plural(summary.sent, 'request')}; ${seconds(summary.durationMs)}`;
 }
 
 function count(value: number): string {

@@ -170,10 +170,21 @@ export class BudgetExhaustedError extends ProjmirrorError {
  */
 export class IncompleteListingError extends ProjmirrorError {
   readonly projects: readonly unknown[];
+  /**
+   * The tokens whose listing the service refused (401, 403), each with its error line, when
+   * every failure was such a refusal: those tokens see no project now, so the listing of the
+   * others is all there is. Empty when any failure was something else (a 5xx, the network).
+   */
+  readonly refusals: readonly { label: string; reason: string }[];
 
-  constructor(projects: readonly unknown[], problem: string) {
+  constructor(
+    projects: readonly unknown[],
+    problem: string,
+    refusals: readonly { label: string; reason: string }[] = [],
+  ) {
     super('listing_incomplete', `list projects: ${problem}`);
     this.projects = projects;
+    this.refusals = refusals;
   }
 }
 

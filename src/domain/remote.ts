@@ -58,6 +58,11 @@ export interface CallOptions {
    * several tokens sends it with the token that reads that project.
    */
   projectId?: string;
+  /**
+   * Called once for each HTTP request the call sends (every retry, and each token's when several
+   * answer or a request fails over), so that a caller counts requests rather than calls.
+   */
+  onSent?: () => void;
 }
 
 /**

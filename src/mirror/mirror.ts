@@ -75,16 +75,19 @@ export class Mirror {
    * they are in the report.
    */
   async syncAll(projectIds?: readonly string[], options: SyncOptions = {}): Promise<SyncReport> {
-    const report: SyncReport = { ok: true, requests: 1, projects: [], removedProjects: [] };
+    const report: SyncReport = { ok: true, requests: 0, projects: [], removedProjects: [] };
     let projects: readonly unknown[];
     try {
-      projects = await this.deps.remote.listProjects(callOptions(options));
+      // Every token's listing counts, and each retry of one.
+      const onSent = () => (report.requests += 1);
+      projects = await this.deps.remote.listProjects({ ...callOptions(options), onSent });
     } catch (error) {
       if (!(error instanceof IncompleteListingError)) {
         return { ...report, ok: false, error: errorLine(error) };
       }
       projects = error.projects;
       report.listingError = errorLine(error);
+      if (error.refusals.length > 0) report.refusedTokens = [...error.refusals];
     }
     const context = { route: 'listProjects' };
     const listed = new Map(
@@ -121,7 +124,9 @@ export class Mirror {
       report.projects.push(result);
       report.requests += result.requests;
     }
-    report.ok = report.listingError === undefined && report.projects.every((result) => result.ok);
+    // Refused tokens list nothing: what the others list is complete, so each project decides.
+    const listingOk = report.listingError === undefined || report.refusedTokens !== undefined;
+    report.ok = listingOk && report.projects.every((result) => result.ok);
     return report;
   }
 

@@ -17,7 +17,7 @@ import type { KeptHead, MirrorPort } from '../store/port.js';
 import type { PageWriter } from './page-writer.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
 
-/** Request counts of a pass, shared by its attempts. */
+/** Request counts of a pass, shared by its attempts: HTTP requests sent, pages read. */
 export interface PassCounters {
   requests: number;
   pagesRead: number;
@@ -142,10 +142,10 @@ export class TaskPager {
     const { remote, writer, projectId, pageSize, counters, call } = this.setup;
     call.signal?.throwIfAborted();
     const context: RemoteContext = { route: 'listTasks', projectId, page };
-    counters.requests += 1;
     const answer = await remote.listTasksPage(projectId, page, pageSize, kept?.etag ?? undefined, {
       signal: call.signal,
       purpose: call.purpose ?? 'poll',
+      onSent: () => (counters.requests += 1),
     });
     counters.pagesRead += 1;
     if (answer.notModified) {

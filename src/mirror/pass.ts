@@ -161,7 +161,6 @@ export class ProjectPass {
     const context = { route: 'getProject', projectId: this.projectId };
     const held = start.heldProject;
     const heldEtag = start.heldProjectEtag;
-    this.counters.requests += 1;
     const answer = await remote.getProject(this.projectId, heldEtag ?? undefined, this.options());
     if (!answer.notModified) {
       const project = checkProject(answer.value, context, 'body', this.projectId);
@@ -177,7 +176,6 @@ export class ProjectPass {
     const { remote } = this.deps;
     const id = this.projectId;
     const options = this.options();
-    this.counters.requests += 3;
     const [members, resources, dependencies] = await Promise.all([
       remote.listMembers(id, options),
       remote.listResources(id, options),
@@ -193,8 +191,10 @@ export class ProjectPass {
     };
   }
 
+  /** Each HTTP request the pass's calls send counts: retries and failover included. */
   private options() {
-    return { signal: this.call.signal, purpose: this.call.purpose ?? 'poll' };
+    const onSent = () => (this.counters.requests += 1);
+    return { signal: this.call.signal, purpose: this.call.purpose ?? 'poll', onSent };
   }
 
   private result(): ProjectSyncResult {

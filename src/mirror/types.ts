@@ -73,7 +73,10 @@ export interface ProjectSyncResult {
   error?: string;
   /** The error's stable code (`budget_exhausted`, `remote_status`, `read_inconsistent`...). */
   errorCode?: string;
-  /** Requests sent to the service for this project (each page, the three lists, get project). */
+  /**
+   * HTTP requests sent for this project (each page, the three lists, get project), every retry
+   * and each try through another token included.
+   */
   requests: number;
   /** Task pages requested, 304s included. */
   pagesRead: number;
@@ -102,7 +105,13 @@ export interface SyncReport {
    * they list were not synced, and no project was removed.
    */
   listingError?: string;
-  /** Requests sent, list projects included. */
+  /**
+   * When the listing is incomplete only because the service refused some tokens (401, 403):
+   * those tokens and why. The others' projects are all there is to mirror, so the report can
+   * be ok; nothing is removed all the same.
+   */
+  refusedTokens?: { label: string; reason: string }[];
+  /** HTTP requests sent: every token's listing, every page and list, retries and failover. */
   requests: number;
   projects: ProjectSyncResult[];
   /** Projects deleted from the mirror because the service no longer lists them. */

@@ -152,6 +152,7 @@ export class HttpRemote implements RemoteApi {
       ...(request.body === undefined ? {} : { body: request.body }),
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(options?.signal ? { signal: options.signal } : {}),
+      ...(options?.onSent ? { onSent: options.onSent } : {}),
     });
     // An answer no record check walks (reorder, set dependencies) is still kept within bounds.
     if (kind === undefined) scanBody(response, context);
@@ -222,6 +223,7 @@ export class HttpRemote implements RemoteApi {
       ...(extra.query ? { query: extra.query } : {}),
       ...(extra.accept ? { accept: extra.accept } : {}),
       ...(options?.signal ? { signal: options.signal } : {}),
+      ...(options?.onSent ? { onSent: options.onSent } : {}),
     };
     return { response: await this.caller.call(call), context };
   }

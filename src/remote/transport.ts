@@ -33,6 +33,8 @@ export interface Exchange {
   idempotencyKey?: string;
   context: RemoteContext;
   signal?: AbortSignal;
+  /** Called as the request is handed to the connection (see `CallOptions.onSent`). */
+  onSent?: () => void;
   /** The largest body of a 2xx answer, in bytes; a longer one is a malformed response. */
   maxBodyBytes: number;
 }
@@ -103,6 +105,7 @@ export class Transport {
       : deadline.signal;
     let status = 0;
     try {
+      request.onSent?.();
       const response = await this.agent.request({
         origin: this.origin,
         path: this.pathOf(request),

@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'n
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
 import type { Db } from '../store/database.js';
-import { csvLines, jsonLines, type CsvOptions } from './format.js';
+import { csvLines, jsonLines, jsonRecord, ndjsonLines, type CsvOptions } from './format.js';
 import {
   iterateView,
   REPORT_VIEW_NAMES,
@@ -16,8 +16,8 @@ import {
   type ViewFilter,
 } from '../store/report-views.js';
 
-/** The file formats of `export`. */
-export const EXPORT_FORMATS = ['csv', 'json'] as const;
+/** The file formats of `export`: CSV, a JSON array, NDJSON (one JSON object per line). */
+export const EXPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
 
 /** One of `EXPORT_FORMATS`. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -29,6 +29,49 @@ export interface ExportOptions extends ViewFilter, CsvOptions {
   format: ExportFormat;
   /** The directory to write into, created when missing. */
   dir: string;
+  /** Only these views (default: every one). */
+  views?: readonly ReportViewName[];
+}
+
+/** Checks `--view` names against the reporting views. */
+export function checkViews(names: readonly string[]): ReportViewName[] {
+  for (const name of names) {
+    if (!(REPORT_VIEW_NAMES as readonly string[]).includes(name)) {
+      throw new UsageError(
+        `--view ${JSON.stringify(name)} is not a reporting view (${REPORT_VIEW_NAMES.join(', ')})`,
+      );
+    }
+  }
+  return names as ReportViewName[];
+}
+
+/**
+ * One view's rows in `format`, as pieces of text, in one read; `onRow` counts them. The caller
+ * ends `rows` (its `return`) if it stops early.
+ */
+export function viewPieces(
+  db: Db,
+  view: ReportViewName,
+  options: Omit<ExportOptions, 'dir'>,
+  onRow: () => void = () => {},
+): { pieces: Iterable<string>; end: () => void } {
+  const { columns, types, rows } = iterateView(db, view, options);
+  const counted = (function* () {
+    for (const row of rows) {
+      onRow();
+      yield row;
+    }
+  })();
+  const records = (function* () {
+    for (const row of counted) yield jsonRecord(row, types);
+  })();
+  const pieces =
+    options.format === 'csv'
+      ? csvLines(columns, counted, options)
+      : options.format === 'json'
+        ? jsonLines(records)
+        : ndjsonLines(records);
+  return { pieces, end: () => void rows.return?.() };
 }
 
 /** A file `export` wrote. */
@@ -48,26 +91,19 @@ export function exportViews(db: Db, options: ExportOptions): ExportedFile[] {
       cause: error,
     });
   }
-  return db.transaction(() => REPORT_VIEW_NAMES.map((view) => exportView(db, view, options)))();
+  const views = options.views ?? REPORT_VIEW_NAMES;
+  return db.transaction(() => views.map((view) => exportView(db, view, options)))();
 }
 
 function exportView(db: Db, view: ReportViewName, options: ExportOptions): ExportedFile {
   const path = join(options.dir, `${view}.${options.format}`);
-  const { columns, rows } = iterateView(db, view, options);
   let count = 0;
-  const counted = (function* () {
-    for (const row of rows) {
-      count += 1;
-      yield row;
-    }
-  })();
-  const pieces =
-    options.format === 'csv' ? csvLines(columns, counted, options) : jsonLines(counted);
+  const { pieces, end } = viewPieces(db, view, options, () => (count += 1));
   try {
     writeWhole(path, pieces);
   } finally {
     // An open statement would make the transaction's rollback fail and mask the real error.
-    rows.return?.();
+    end();
   }
   return { view, path, rows: count };
 }

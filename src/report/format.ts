@@ -55,6 +55,47 @@ export function* csvLines(
   if (batch.length > 0) yield write(batch);
 }
 
+/**
+ * Columns that hold a JSON array as text (SQLite has no array type): JSON output gives the array
+ * itself, CSV and tables the text.
+ */
+export const JSON_ARRAY_COLUMNS: ReadonlySet<string> = new Set(['assignee_ids', 'assignee_names']);
+
+/**
+ * A row as JSON should carry it: a column declared `BOOLEAN` (stored 0/1) as `true`/`false`, a
+ * JSON array column as the array; numbers stay numbers, text and NULL as they are.
+ */
+export function jsonRecord(
+  row: Row,
+  types: Readonly<Record<string, string>> = {},
+): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (typeof value === 'number' && types[column]?.toUpperCase() === 'BOOLEAN') {
+      record[column] = value !== 0;
+    } else if (typeof value === 'string' && JSON_ARRAY_COLUMNS.has(column)) {
+      record[column] = parseArray(value);
+    } else {
+      record[column] = value;
+    }
+  }
+  return record;
+}
+
+function parseArray(text: string): unknown {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return Array.isArray(value) ? value : text;
+  } catch {
+    return text;
+  }
+}
+
+/** The lines of NDJSON (JSON Lines): one object per line, each line ended, nothing around. */
+export function* ndjsonLines(rows: Iterable<unknown>): Generator<string> {
+  for (const row of rows) yield `${JSON.stringify(row)}\n`;
+}
+
 /** The pieces of a JSON array of objects, one object per line. */
 export function* jsonLines(rows: Iterable<unknown>): Generator<string> {
   let first = true;

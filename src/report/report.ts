@@ -3,11 +3,17 @@
  * transaction (one snapshot, even while the daemon writes), rendered for people or programs.
  */
 import type { Db } from '../store/database.js';
-import { csvLines, jsonLines, renderTable, type CsvOptions, type TableColumn } from './format.js';
+import {
+  csvLines,
+  jsonLines,
+  jsonRecord,
+  renderTable,
+  type CsvOptions,
+  type TableColumn,
+} from './format.js';
 import {
   readView,
   reportToday,
-  type Row,
   type SqlValue,
   type ViewFilter,
   type ViewRows,
@@ -75,7 +81,7 @@ export function buildReport(db: Db, options: ReportOptions = {}): Report {
     const { limit } = options;
     return {
       ...reportToday(db),
-      progress: { columns: all.columns, rows: all.rows.slice(0, limit) },
+      progress: { ...all, rows: all.rows.slice(0, limit) },
       overdue: readView(db, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
       totals: { projects: all.rows.length, overdue },
     };
@@ -98,15 +104,21 @@ export function renderReport(report: Report, format: ReportFormat, csv: CsvOptio
   }
 }
 
-/** A project's progress row with its overdue tasks, as `report --format json` prints it. */
-export type ProjectReportObject = { [column: string]: SqlValue | Row[] };
+/** A project's progress row with its overdue tasks, as `report --json` prints it. */
+export type ProjectReportObject = Record<string, unknown> & { overdue_tasks: unknown[] };
 
-/** The JSON shape: each progress row with `overdue_tasks`, its overdue rows without project columns. */
+/**
+ * The JSON shape: each progress row with `overdue_tasks`, its overdue rows without project
+ * columns; booleans as booleans and lists as arrays (`jsonRecord`).
+ */
 export function nestOverdue(report: Report): ProjectReportObject[] {
-  const byProject = new Map<SqlValue, Row[]>();
+  const byProject = new Map<SqlValue, Record<string, unknown>[]>();
   for (const row of report.overdue.rows) {
-    const task = Object.fromEntries(
-      Object.entries(row).filter(([column]) => !PROJECT_COLUMNS.includes(column)),
+    const task = jsonRecord(
+      Object.fromEntries(
+        Object.entries(row).filter(([column]) => !PROJECT_COLUMNS.includes(column)),
+      ),
+      report.overdue.types,
     );
     const projectId = row['project_id'] ?? null;
     const list = byProject.get(projectId) ?? [];
@@ -114,7 +126,7 @@ export function nestOverdue(report: Report): ProjectReportObject[] {
     byProject.set(projectId, list);
   }
   return report.progress.rows.map((row) => ({
-    ...row,
+    ...jsonRecord(row, report.progress.types),
     overdue_tasks: byProject.get(row['project_id'] ?? null) ?? [],
   }));
 }

@@ -14,6 +14,8 @@ export type Row = Record<string, SqlValue>;
 export interface ViewRows {
   columns: string[];
   rows: Row[];
+  /** Each column's declared type (`BOOLEAN`, `DATE`...), where the engine tells it. */
+  types?: Record<string, string>;
 }
 
 /** The reporting views, in the order `export` writes them, each with its row order. */
@@ -47,8 +49,8 @@ export function readView(
   orderBy: string = REPORT_VIEWS[view],
   limit?: number,
 ): ViewRows {
-  const { columns, statement, params } = prepareView(db, view, filter, orderBy, limit);
-  return { columns, rows: statement.all(params) };
+  const { columns, types, statement, params } = prepareView(db, view, filter, orderBy, limit);
+  return { columns, types, rows: statement.all(params) };
 }
 
 /** Iterates a view's rows in its stable order without holding them all, for large exports. */
@@ -56,9 +58,9 @@ export function iterateView(
   db: Db,
   view: ReportViewName,
   filter: ViewFilter = {},
-): { columns: string[]; rows: IterableIterator<Row> } {
-  const { columns, statement, params } = prepareView(db, view, filter, REPORT_VIEWS[view]);
-  return { columns, rows: statement.iterate(params) };
+): { columns: string[]; types: Record<string, string>; rows: IterableIterator<Row> } {
+  const { columns, types, statement, params } = prepareView(db, view, filter, REPORT_VIEWS[view]);
+  return { columns, types, rows: statement.iterate(params) };
 }
 
 function prepareView(
@@ -73,8 +75,12 @@ function prepareView(
     `SELECT * FROM ${view} ${byProject ? 'WHERE project_id = @projectId' : ''} ORDER BY ${orderBy}
      ${limit === undefined ? '' : `LIMIT ${Math.floor(limit)}`}`,
   );
+  const described = statement.columns() as { name: string; type?: string | null }[];
+  const types: Record<string, string> = {};
+  for (const { name, type } of described) if (typeof type === 'string') types[name] = type;
   return {
-    columns: statement.columns().map((column) => column.name),
+    columns: described.map((column) => column.name),
+    types,
     statement,
     params: byProject ? { projectId: filter.projectId } : {},
   };

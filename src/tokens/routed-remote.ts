@@ -94,6 +94,7 @@ export class RoutedRemote implements RemoteApi {
     const answers = await Promise.allSettled(routes.map((r) => r.remote.listProjects(options)));
     const union = new Map<string, Project>();
     const failures: string[] = [];
+    const refusals: { label: string; reason: string }[] = [];
     let firstError: unknown;
     answers.forEach((answer, index) => {
       const { label } = routes[index] as TokenRoute;
@@ -107,14 +108,20 @@ export class RoutedRemote implements RemoteApi {
         return;
       }
       firstError ??= answer.reason;
-      if (refusal(answer.reason)) this.routing.handOver(label, undefined, 'refused');
+      if (refusal(answer.reason)) {
+        this.routing.handOver(label, undefined, 'refused');
+        refusals.push({ label, reason: errorLine(answer.reason) });
+      }
       failures.push(`token ${label}: ${errorLine(answer.reason)}`);
       this.logger.warn({ tokenLabel: label, err: errorLine(answer.reason) }, 'listing failed');
     });
     if (failures.length === routes.length) throw firstError;
     this.routing.assignAll([...union.keys()], this.budgets(options?.purpose));
     const projects = [...union.values()];
-    if (failures.length > 0) throw new IncompleteListingError(projects, failures.join('; '));
+    if (failures.length > 0) {
+      const onlyRefused = refusals.length === failures.length;
+      throw new IncompleteListingError(projects, failures.join('; '), onlyRefused ? refusals : []);
+    }
     return projects;
   }
 

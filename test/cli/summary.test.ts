@@ -19,9 +19,11 @@ describe('sync and push end with one summary', () => {
     expect(sync.code).toBe(0);
     const lines = sync.stdout.trim().split('\n');
     expect(lines.at(-1)).toMatch(
-      /^sync: 2 project\(s\) consistent, 0 failed; 34 tasks; \d+ requests \(0 of 2 pages answered 304\); \d+ rows written; \d+\.\d s$/,
+      /^sync: 2 projects consistent, 0 failed; 34 tasks; \d+ requests \(0 of 2 pages answered 304\); \d+ rows written; \d+\.\d s$/,
     );
-    expect(lines.filter((line) => line.startsWith('sync:'))).toHaveLength(1);
+    // Piped, stdout is the result alone: the log lines went to stderr.
+    expect(lines).toHaveLength(1);
+    expect(sync.stderr).toMatch(/"msg":"sync done"/);
 
     sim.faults.failNext({ route: 'listTasks', kind: 'status', status: 400 });
     const json = await runCli(['sync', '--json', '--projects', 'p_1,p_2', ...common]);

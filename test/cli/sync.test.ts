@@ -14,9 +14,15 @@ function tokenFile(dir: string, token = TOKEN): string {
   return file;
 }
 
-/** One line on stderr, naming the problem, with no stack trace. */
+/**
+ * One line on stderr naming the problem, with no stack trace, besides the log lines (JSON when
+ * stderr is not a terminal, each one object).
+ */
 function expectOneLineError(run: CliRun, pattern: RegExp): void {
-  const lines = run.stderr.trim().split('\n');
+  const all = run.stderr.trim().split('\n');
+  const logs = all.filter((line) => line.startsWith('{'));
+  for (const line of logs) expect(JSON.parse(line)).toHaveProperty('level');
+  const lines = all.filter((line) => !line.startsWith('{'));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(pattern);
   expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -45,12 +51,14 @@ describe('projmirror sync', () => {
       '--db',
       db,
     ]);
-    expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(count(db, 'SELECT count(*) FROM tasks')).toBe(623);
     expect(count(db, 'SELECT count(*) FROM projects')).toBe(2);
-    expect(run.stdout).toContain('"msg":"sync done"');
-    expect(run.stdout).not.toContain(TOKEN);
+    // The log lines are on stderr, every one JSON; stdout is the summary alone.
+    expect(run.stdout).toMatch(/^sync: 2 projects consistent, 0 failed; [^\n]*\n$/);
+    const logs = run.stderr.trim().split('\n');
+    expect(logs.map((line) => (JSON.parse(line) as { msg: string }).msg)).toContain('sync done');
+    expect(run.stdout + run.stderr).not.toContain(TOKEN);
     for (const name of readdirSync(dir).filter((file) => file.startsWith('mirror.sqlite'))) {
       expect(readFileSync(join(dir, name)).includes(TOKEN), name).toBe(false);
     }
@@ -125,7 +133,7 @@ describe('projmirror sync', () => {
     const untrusted = await runCli(base);
     expect(untrusted.code).toBe(1);
     expectOneLineError(untrusted, /TLS .*--ca-file/);
-    const trusted = await runCli([...base, '--ca-file', sim.caFile ?? '']);
+    const trusted = await runCli([...base, '--ca-file', sim.caFile ?? '', '--log-level', 'warn']);
     expect(trusted.stderr).toBe('');
     expect(trusted.code).toBe(0);
   });

@@ -174,7 +174,7 @@ describe('three daemons over one PostgreSQL mirror', () => {
       { cwd: dir },
     );
     expect(sync.code).toBe(0);
-    expect(sync.stdout).toContain('4 project(s) held by other daemons, left to them');
+    expect(sync.stdout).toContain('4 projects held by other daemons, left to them');
 
     // The daemon holding the most projects has edits queued, then dies mid-push. (The sync
     // registered too, and may have been handed a project to share them out: wait until they

@@ -104,19 +104,19 @@ export class FakeRemote implements RemoteApi {
     ).length;
   }
 
-  async listProjects(_options?: CallOptions): Promise<Project[]> {
-    await this.enter({ route: 'listProjects', status: 200 });
+  async listProjects(options?: CallOptions): Promise<Project[]> {
+    await this.enter({ route: 'listProjects', status: 200 }, options);
     return structuredClone([...this.projects.values()]);
   }
 
   async getProject(
     projectId: string,
     etag?: string,
-    _options?: CallOptions,
+    options?: CallOptions,
   ): Promise<Conditional<Project>> {
     const project = this.projects.get(projectId);
     if (project === undefined) {
-      await this.enter({ route: 'getProject', projectId, status: 404 });
+      await this.enter({ route: 'getProject', projectId, status: 404 }, options);
       throw new RemoteStatusError(404, 'not_found', 'no such project', {
         route: 'getProject',
         projectId,
@@ -124,7 +124,10 @@ export class FakeRemote implements RemoteApi {
     }
     const current = etagOf(project);
     const status = etag === current ? 304 : 200;
-    await this.enter({ route: 'getProject', projectId, ...(etag ? { etag } : {}), status });
+    await this.enter(
+      { route: 'getProject', projectId, ...(etag ? { etag } : {}), status },
+      options,
+    );
     if (status === 304) return { notModified: true, etag: current };
     return { notModified: false, etag: current, value: structuredClone(project) };
   }
@@ -137,6 +140,7 @@ export class FakeRemote implements RemoteApi {
     options?: CallOptions,
   ): Promise<TaskPage> {
     options?.signal?.throwIfAborted();
+    options?.onSent?.();
     const call: FakeCall = { route: 'listTasks', projectId, page, ...(etag ? { etag } : {}) };
     await this.beforeCall?.(call);
     await this.beforePage?.(projectId, page);
@@ -161,8 +165,8 @@ export class FakeRemote implements RemoteApi {
     };
   }
 
-  async getTask(taskId: string): Promise<Task | null> {
-    await this.enter({ route: 'getTask', status: 200 });
+  async getTask(taskId: string, options?: CallOptions): Promise<Task | null> {
+    await this.enter({ route: 'getTask', status: 200 }, options);
     for (const tasks of this.tasks.values()) {
       const task = tasks.find((t) => t.id === taskId);
       if (task) return structuredClone(task);
@@ -170,16 +174,16 @@ export class FakeRemote implements RemoteApi {
     return null;
   }
 
-  async listMembers(projectId: string): Promise<Member[]> {
-    return this.list('listMembers', projectId, this.members);
+  async listMembers(projectId: string, options?: CallOptions): Promise<Member[]> {
+    return this.list('listMembers', projectId, this.members, options);
   }
 
-  async listResources(projectId: string): Promise<Resource[]> {
-    return this.list('listResources', projectId, this.resources);
+  async listResources(projectId: string, options?: CallOptions): Promise<Resource[]> {
+    return this.list('listResources', projectId, this.resources, options);
   }
 
-  async listDependencies(projectId: string): Promise<Dependency[]> {
-    return this.list('listDependencies', projectId, this.dependencies);
+  async listDependencies(projectId: string, options?: CallOptions): Promise<Dependency[]> {
+    return this.list('listDependencies', projectId, this.dependencies, options);
   }
 
   async send(): Promise<WriteResponse> {
@@ -190,12 +194,15 @@ export class FakeRemote implements RemoteApi {
     route: string,
     projectId: string,
     from: Map<string, T[]>,
+    options: CallOptions | undefined,
   ): Promise<T[]> {
-    await this.enter({ route, projectId, status: 200 });
+    await this.enter({ route, projectId, status: 200 }, options);
     return structuredClone(from.get(projectId) ?? []);
   }
 
-  private async enter(call: FakeCall): Promise<void> {
+  /** A call reaches the fake: it counts as sent (`onSent`) before it may fail. */
+  private async enter(call: FakeCall, options: CallOptions | undefined): Promise<void> {
+    options?.onSent?.();
     await this.beforeCall?.(call);
     this.calls.push(call);
   }

@@ -134,12 +134,47 @@ function expectPackContents(tarball: string): void {
   ).toEqual([]);
 }
 
-/** The README's edit of the installed config: the service's URLs (here the simulator's). */
-function pointConfigAt(root: string, sim: Simulator): void {
+/**
+ * The README's edit of the installed config: the service's URLs (here the simulator's); its
+ * `db`, an absolute path, as it lies under the root. Returns the mirror's path.
+ */
+function pointConfigAt(root: string, sim: Simulator): string {
   const file = join(root, 'etc/projmirror/config.json');
   const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  expect(config['db']).toBe('/var/lib/projmirror/projmirror.sqlite');
+  const db = under(root, String(config['db']));
   const urls = { 'base-url': sim.baseUrl, 'realtime-url': sim.realtimeUrl, 'metrics-port': 0 };
-  writeFileSync(file, JSON.stringify({ ...config, ...urls }));
+  writeFileSync(file, JSON.stringify({ ...config, ...urls, db }));
+  return db;
+}
+
+/**
+ * `projmirror status --json` with no flag, as a member of the unit's group who is not its user
+ * would run it on the server. `$CONFIGURATION_DIRECTORY` stands for /etc/projmirror, which lies
+ * under the root here; the command finds config.json there as it finds /etc/projmirror/config.json.
+ */
+function statusAsGroupMember(root: string, gid: number): ReturnType<typeof spawnSync> {
+  const nobody = 65534;
+  return spawnSync(
+    'setpriv',
+    [
+      `--reuid=${nobody}`,
+      `--regid=${gid}`,
+      '--clear-groups',
+      join(root, 'usr/bin/projmirror'),
+      'status',
+      '--json',
+    ],
+    {
+      cwd: '/',
+      encoding: 'utf8',
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        CONFIGURATION_DIRECTORY: join(root, 'etc/projmirror'),
+      },
+      timeout: 60_000,
+    },
+  );
 }
 
 /** The unit's service directories, created as systemd creates them for its user. */
@@ -190,6 +225,8 @@ function startAsUnit(root: string, notifySocket: string) {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       ...environment,
       CREDENTIALS_DIRECTORY: credentials,
+      // What systemd sets for ConfigurationDirectory=projmirror, as it lies under the root.
+      CONFIGURATION_DIRECTORY: join(root, 'etc', one(unit, 'ConfigurationDirectory')),
       NOTIFY_SOCKET: notifySocket,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -203,7 +240,7 @@ function startAsUnit(root: string, notifySocket: string) {
   const ended = new Promise<number | null>((resolve) =>
     daemon.on('close', (code) => resolve(code)),
   );
-  return { daemon, output, ended, uid, mirror: environment['PROJMIRROR_DB']! };
+  return { daemon, output, ended, uid, gid };
 }
 
 /** Polls /healthz until it answers 200 (or gives up after ~10 s); returns the last answer. */
@@ -237,7 +274,7 @@ describe("the README's install and systemd steps", () => {
       expect(bash(scriptIntoRoot(install[0]!), repo, root).trim().split('\n').at(-1)).toBe(VERSION);
       expectPackContents(join(repo, `projmirror-${VERSION}.tgz`));
       bash(scriptIntoRoot(service[0]!), repo, root);
-      pointConfigAt(root, sim);
+      const mirror = pointConfigAt(root, sim);
       expect(statSync(join(root, 'etc/projmirror')).mode & 0o777).toBe(0o755);
       expect(statSync(join(root, 'etc/projmirror/token')).mode & 0o777).toBe(0o600);
       // Enabled: linked (as the root will see it) from the target that wants the unit.
@@ -257,8 +294,23 @@ describe("the README's install and systemd steps", () => {
       const health = await healthOf((JSON.parse(listening!) as { port: number }).port);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ ok: true, realtime: true, tokenRefused: false });
-      expect(statSync(unitRun.mirror).uid).toBe(unitRun.uid);
-      expect(statSync(unitRun.mirror).mode & 0o777).toBe(0o640);
+      expect(statSync(mirror).uid).toBe(unitRun.uid);
+      expect(statSync(mirror).mode & 0o777).toBe(0o640);
+      // The shared settings: readable by the unit's group, not by others.
+      const config = statSync(join(root, 'etc/projmirror/config.json'));
+      expect([config.uid, config.gid, config.mode & 0o777]).toEqual([0, unitRun.gid, 0o640]);
+      // status on the server finds the daemon's mirror with no flag, beside the running daemon.
+      // (READY=1 comes as the start-up reconcile begins: ask until both projects are in.)
+      let listed: string[] = [];
+      for (let tries = 0; tries < 40 && listed.length < 2; tries++) {
+        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        const status = statusAsGroupMember(root, unitRun.gid);
+        expect(status.stderr).toBe('');
+        expect(status.status).toBe(0);
+        const report = JSON.parse(String(status.stdout)) as { projects: { id: string }[] };
+        listed = report.projects.map((project) => project.id).sort();
+      }
+      expect(listed).toEqual(['p_1', 'p_2']);
       expect(JSON.parse(output.stdout.split('\n')[0]!)).toMatchObject({
         msg: 'projmirror starting',
         version: VERSION,

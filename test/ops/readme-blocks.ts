@@ -1,7 +1,8 @@
 /**
  * The README's shell blocks as a test runs them: found by the heading above them, and rewritten
  * to act on a temporary root instead of the machine (each absolute system path under the root,
- * `npm install -g --prefix`, `systemd-sysusers --root`, `systemctl --root enable`).
+ * `npm install -g --prefix`, `systemd-sysusers --root`, `systemctl --root enable`, `install -g`
+ * with the group's id from the root's /etc/group).
  */
 import { readFileSync } from 'node:fs';
 
@@ -36,6 +37,11 @@ export function intoRoot(line: string): string {
   command = command.replace(/\bsystemd-sysusers\b/, 'systemd-sysusers --root="$ROOT"');
   command = command.replace(/\bsystemctl daemon-reload && /, '');
   command = command.replace(/\bsystemctl enable --now\b/, 'systemctl --root="$ROOT" enable');
+  // install -g GROUP: the group as the root's /etc/group numbers it (the host has no such group).
+  command = command.replace(
+    /(\binstall\b.*\s-g\s+)([a-z_][a-z0-9_-]*)/,
+    `$1"$(awk -F: '$$1 == "$2" { print $$3 }' "$ROOT"/etc/group)"`,
+  );
   return command;
 }
 

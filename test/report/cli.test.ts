@@ -7,6 +7,7 @@ import { runCli, type CliRun } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { asCsvRow, csvObjects } from './csv.js';
 import { buildReportMirror, zoneOffTheUtcDay } from './mirror.js';
+import { asJsonRow } from './json.js';
 
 function expectOk(run: CliRun): void {
   expect(run.stderr).toBe('');
@@ -43,7 +44,7 @@ describe('projmirror report and export (child process, read-only beside an open 
     expectOk(json);
     const projects = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
     expect(projects.map(({ overdue_tasks: _, ...progress }) => progress)).toEqual(
-      view(db, 'v_project_progress', '', 'project_id'),
+      view(db, 'v_project_progress', '', 'project_id').map(asJsonRow),
     );
     expect(projects.flatMap((p) => p['overdue_tasks'] as unknown[])).toHaveLength(2);
 
@@ -70,8 +71,11 @@ describe('projmirror report and export (child process, read-only beside an open 
         expect(expected.length, name).toBeGreaterThan(0);
         const text = readFileSync(join(out, `${name}.${format}`), 'utf8');
         const parsed = format === 'csv' ? csvObjects(text) : JSON.parse(text);
-        expect(parsed, name).toEqual(format === 'csv' ? expected.map(asCsvRow) : expected);
-        expect(run.stdout).toContain(`${name}.${format}\t${expected.length} rows`);
+        expect(parsed, name).toEqual(
+          format === 'csv' ? expected.map(asCsvRow) : expected.map(asJsonRow),
+        );
+        const rows = expected.length === 1 ? '1 row' : `${expected.length} rows`;
+        expect(run.stdout).toContain(`${name}.${format}\t${rows}`);
       }
     }
   });

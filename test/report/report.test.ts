@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport, renderReport } from '../../src/report/index.js';
 import { buildReportMirror, day } from './mirror.js';
+import { asJsonRow } from './json.js';
 
 describe('report', () => {
   it('prints both parts as aligned tables for a terminal', async () => {
@@ -33,7 +34,12 @@ describe('report', () => {
          assignee_names, assignees
        FROM v_overdue_tasks WHERE project_id = 'p_bravo'`,
     );
-    expect(parsed).toEqual([{ ...progress.get(), overdue_tasks: overdue.all() }]);
+    expect(parsed).toEqual([
+      {
+        ...asJsonRow(progress.get()!),
+        overdue_tasks: overdue.all().map((row) => asJsonRow(row as Record<string, unknown>)),
+      },
+    ]);
     expect(parsed[0].overdue_tasks).toHaveLength(1);
 
     const table = renderReport(buildReport(db, { projectId: 'p_bravo' }), 'table');

@@ -12,6 +12,7 @@ import { isoTime, openDatabase } from '../../store/database.js';
 import { DaemonStateRepository } from '../../store/daemon-state.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
+import { plural } from '../plural.js';
 import { createProgressView } from '../progress.js';
 import { openCommandLogger } from '../session.js';
 import { EXAMPLE_QUERIES, renderExample } from '../demo/queries.js';
@@ -114,7 +115,7 @@ async function syncTwice(engine: Engine, stopProgress: () => void): Promise<bool
   const report = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
   stopProgress();
   out(
-    `1. Synced ${report.projects.length} projects in ${Date.now() - started} ms with ${report.requests} requests:`,
+    `1. Synced ${plural(report.projects.length, 'project')} in ${Date.now() - started} ms with ${plural(report.requests, 'request')}:`,
   );
   out(
     table([
@@ -129,10 +130,11 @@ async function syncTwice(engine: Engine, stopProgress: () => void): Promise<bool
     ]),
   );
   const again = await engine.mirror.syncAll(undefined, { purpose: 'poll' });
+  stopProgress();
   const sum = (key: 'pagesNotModified' | 'pagesRead' | 'rowsWritten') =>
     again.projects.reduce((total, p) => total + p[key], 0);
   out(
-    `\n2. A second pass: ${again.requests} requests, ${sum('pagesNotModified')} of ${sum('pagesRead')} pages answered 304, ${sum('rowsWritten')} rows written.`,
+    `\n2. A second pass: ${plural(again.requests, 'request')}, ${sum('pagesNotModified')} of ${plural(sum('pagesRead'), 'page')} answered 304, ${plural(sum('rowsWritten'), 'row')} written.`,
   );
   return report.ok && again.ok;
 }
@@ -183,7 +185,7 @@ async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
   await Promise.all(queued);
   const pushed = await engine.pusher().pushOnce({ ignoreBackoff: true });
   out(
-    `\n3. Queued ${queued.length} edits in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${pushed.sent} requests).`,
+    `\n3. Queued ${plural(queued.length, 'edit')} in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${plural(pushed.sent, 'request')}).`,
   );
   const items = (await outbox.list()).map((item) => [
     item.id,

@@ -1,46 +1,88 @@
-/** `projmirror export`: write each reporting view as a CSV or JSON file, from the mirror alone. */
+/** `projmirror export`: write reporting views as CSV, JSON or NDJSON, from the mirror alone. */
 import { relative } from 'node:path';
-import { checkProject, EXPORT_FORMATS, exportViews } from '../../report/index.js';
+import { UsageError } from '../../domain/index.js';
+import {
+  checkProject,
+  checkViews,
+  EXPORT_FORMATS,
+  exportViews,
+  viewPieces,
+} from '../../report/index.js';
 import type { ExportFormat } from '../../report/index.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
+import { plural } from '../plural.js';
+import { writePiecesToStdout } from '../stdio.js';
 import { openForReport, optionalText } from './report.js';
 
 export const exportCommand: CliCommand = {
   command: 'export',
-  describe: 'write each reporting view as a CSV or JSON file',
+  describe: 'write reporting views as CSV, JSON or NDJSON files, or one view to standard output',
   builder: (yargs) =>
     withStoreOptions(yargs)
       .option('format', {
         type: 'string',
         choices: EXPORT_FORMATS,
         demandOption: true,
-        describe: 'csv (RFC 4180, a header line) or json (an array of objects)',
+        describe:
+          'csv (RFC 4180, a header line), json (an array of objects) or ndjson (one object per line)',
       })
       .option('out', {
         type: 'string',
+        nargs: 1,
         demandOption: true,
-        describe: 'directory to write <view>.<format> files into (created if missing)',
+        describe:
+          'directory to write <view>.<format> files into (created if missing); - writes the one --view to standard output',
+      })
+      .option('view', {
+        type: 'string',
+        array: true,
+        describe: 'export only this view (repeat for several); default every reporting view',
       })
       .option('project', { type: 'string', describe: 'export only this project id' })
       .option('bom', {
         type: 'boolean',
         default: false,
         describe: 'start each CSV file with a UTF-8 byte order mark (for Excel)',
-      }),
+      })
+      .example('$0 export --format csv --out reports', 'every view as reports/<view>.csv')
+      .example(
+        '$0 export --format ndjson --view v_overdue_tasks --out - | head -3',
+        'one view as NDJSON on standard output',
+      ),
   handler: (args) => {
     const projectId = optionalText(args['project']);
     const dir = String(args['out']);
+    const format = args['format'] as ExportFormat;
+    const named = (args['view'] as string[] | undefined)?.map(String);
+    const views = named === undefined ? undefined : checkViews(named);
+    if (dir === '-' && views?.length !== 1) {
+      throw new UsageError('--out - writes one view to standard output: name it with --view');
+    }
     const db = openForReport(args);
     try {
       checkProject(db, projectId);
-      const format = args['format'] as ExportFormat;
-      const files = exportViews(db, { format, dir, projectId, bom: args['bom'] === true });
+      const bom = args['bom'] === true;
+      if (dir === '-') {
+        const { pieces, end } = viewPieces(db, views![0]!, { format, projectId, bom });
+        try {
+          writePiecesToStdout(pieces);
+        } finally {
+          end();
+        }
+        return Promise.resolve(EXIT_OK);
+      }
+      const files = exportViews(db, {
+        format,
+        dir,
+        projectId,
+        bom,
+        ...(views === undefined ? {} : { views }),
+      });
       for (const file of files) {
-        process.stdout.write(
-          `${relative(process.cwd(), file.path) || file.path}\t${file.rows} rows\n`,
-        );
+        const shown = relative(process.cwd(), file.path) || file.path;
+        process.stdout.write(`${shown}\t${plural(file.rows, 'row')}\n`);
       }
       return Promise.resolve(EXIT_OK);
     } finally {

@@ -5,7 +5,9 @@ import type { PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
-import { REMOTE_OPTIONS, withCommonOptions, type CommonOptionName } from '../common-options.js';
+import { ONE_SHOT_OPTIONS, withCommonOptions, type CommonOptionName } from '../common-options.js';
+import { parseDeadline } from '../options.js';
+import { plural } from '../plural.js';
 import { openSession } from '../session.js';
 import { STATE_KEYS } from '../../store/daemon-state.js';
 import { pushSummary, pushSummaryLine } from '../summary.js';
@@ -31,9 +33,11 @@ export function parseItemRetryWindow(value: unknown): number {
 export function pushProblemLine(report: PushReport): string | undefined {
   const parts: string[] = [];
   if (report.failed > 0) {
-    parts.push(`${report.failed} item(s) failed (see projmirror outbox list --state failed)`);
+    parts.push(
+      `${plural(report.failed, 'item')} failed (see projmirror outbox list --state failed)`,
+    );
   }
-  if (report.pending > 0) parts.push(`${report.pending} item(s) left pending`);
+  if (report.pending > 0) parts.push(`${plural(report.pending, 'item')} left pending`);
   return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
 }
 
@@ -41,7 +45,7 @@ export const pushCommand: CliCommand = {
   command: 'push',
   describe: 'send every pending outbox item, retrying transient failures for a while, then exit',
   builder: (yargs) =>
-    withCommonOptions(yargs, [...REMOTE_OPTIONS, ITEM_RETRY_WINDOW_FLAG]).option('json', {
+    withCommonOptions(yargs, [...ONE_SHOT_OPTIONS, ITEM_RETRY_WINDOW_FLAG]).option('json', {
       type: 'boolean',
       default: false,
       describe:
@@ -50,6 +54,7 @@ export const pushCommand: CliCommand = {
   handler: async (args) => {
     const started = Date.now();
     const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
+    const deadlineMs = parseDeadline(args['deadlineMs']);
     const session = await openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
     const { engine, logger } = session;
     const daemonPid = runningDaemonPid(await engine.store.state.get(STATE_KEYS.daemon));
@@ -66,11 +71,13 @@ export const pushCommand: CliCommand = {
       maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
       itemRetryWindowMs,
     });
-    const interrupt = abortOnSignals();
+    const interrupt = abortOnSignals(deadlineMs, started);
     try {
       const report = await pusher.pushOnce({ signal: interrupt.signal, ignoreBackoff: true });
       logger.info({ ...report }, 'push done');
-      const problem = pushProblemLine(report);
+      const problem = interrupt.timedOut
+        ? `projmirror: push: ${(interrupt.signal.reason as Error).message}`
+        : pushProblemLine(report);
       if (problem !== undefined) process.stderr.write(`${problem}\n`);
       const summary = pushSummary(report, Date.now() - started);
       process.stdout.write(

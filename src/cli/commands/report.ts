@@ -16,6 +16,8 @@ import { applyTimeZoneToReader } from '../../store/timezone.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, parseTimeZone, withStoreOptions } from '../options.js';
+import { plural } from '../plural.js';
+import { writePiecesToStdout } from '../stdio.js';
 
 export const reportCommand: CliCommand = {
   command: 'report',
@@ -28,7 +30,12 @@ export const reportCommand: CliCommand = {
         choices: REPORT_FORMATS,
         default: 'table',
         describe:
-          'table (aligned, both parts), csv (project progress) or json (projects with their overdue tasks)',
+          'table (aligned, both parts), csv (project progress) or json (the same as --json)',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'print one JSON array: the projects, each with its overdue_tasks',
       })
       .option('limit', {
         type: 'number',
@@ -41,9 +48,13 @@ export const reportCommand: CliCommand = {
       })
       .option('html', {
         type: 'string',
+        nargs: 1,
         describe:
-          'write a self-contained HTML page with charts (burndown, status over time, workload, overdue) to FILE instead',
-      }),
+          'write a self-contained HTML page with charts (burndown, status over time, workload, overdue) to FILE instead; - to standard output',
+      })
+      .example('$0 report --project p_1', 'one project, as tables')
+      .example('$0 report --json', 'every project as JSON, each with its overdue tasks')
+      .example('$0 report --html - > report.html', 'the page of charts, to standard output'),
   handler: (args) => {
     const projectId = optionalText(args['project']);
     const limit = parseLimit(args['limit']);
@@ -53,11 +64,15 @@ export const reportCommand: CliCommand = {
       checkProject(db, projectId);
       if (html !== undefined) {
         const data = gatherHtmlReport(db, { projectId, limit });
-        writeWhole(html, [renderHtmlReport(data)]);
-        process.stdout.write(`${html}\t${data.projects.length} projects\n`);
+        if (html === '-') {
+          writePiecesToStdout([renderHtmlReport(data)]);
+        } else {
+          writeWhole(html, [renderHtmlReport(data)]);
+          process.stdout.write(`${html}\t${plural(data.projects.length, 'project')}\n`);
+        }
       } else {
         const report = buildReport(db, { projectId, limit });
-        const format = args['format'] as ReportFormat;
+        const format = args['json'] === true ? 'json' : (args['format'] as ReportFormat);
         process.stdout.write(renderReport(report, format, { bom: args['bom'] === true }));
       }
       return Promise.resolve(EXIT_OK);

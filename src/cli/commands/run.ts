@@ -39,7 +39,7 @@ export const runCommand: CliCommand = {
     ]),
   handler: async (args) => {
     const checked = checkRunOptions(args);
-    const session = await openSession(args);
+    const session = await openSession(args, {}, 'stdout');
     const { engine, logger, settings } = session;
     logger.info(
       { version: VERSION, pid: process.pid, node: process.versions.node },

@@ -1,8 +1,10 @@
 /** `projmirror sync`: one full, consistent pass over every project, then one summary line. */
+import type { SyncReport } from '../../mirror/index.js';
 import type { CliCommand } from '../command.js';
-import { abortOnSignals } from '../interrupt.js';
+import { ONE_SHOT_OPTIONS, withCommonOptions } from '../common-options.js';
+import { abortOnSignals, type Interrupt } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
-import { withRemoteOptions } from '../options.js';
+import { parseDeadline } from '../options.js';
 import { createProgressView } from '../progress.js';
 import { openSession } from '../session.js';
 import { syncSummary, syncSummaryLine } from '../summary.js';
@@ -10,18 +12,38 @@ import { syncSummary, syncSummaryLine } from '../summary.js';
 /** A one-shot sync waits through burst pauses, not for a quota day to end. */
 export const SYNC_MAX_WAIT_MS = 2 * 60 * 1000;
 
+/**
+ * What `sync` says on stderr: at the deadline one line alone; else a warning per refused token
+ * (its projects went through the others), the listing's failure, and one line per failed project.
+ */
+export function syncProblemLines(report: SyncReport, interrupt: Interrupt): string[] {
+  if (interrupt.timedOut) return [`sync: ${(interrupt.signal.reason as Error).message}`];
+  const lines: string[] = [];
+  if (report.error) lines.push(report.error);
+  for (const { label, reason } of report.refusedTokens ?? []) {
+    lines.push(
+      `warning: token ${label} is refused (${reason}); its projects are read through the other tokens`,
+    );
+  }
+  if (report.listingError && !report.refusedTokens) lines.push(report.listingError);
+  for (const failed of report.projects.filter((project) => !project.ok)) {
+    lines.push(`project ${failed.projectId}: ${failed.error}`);
+  }
+  return lines;
+}
+
 export const syncCommand: CliCommand = {
   command: 'sync',
   describe: 'one full, consistent pass over every project, then exit',
   builder: (yargs) =>
-    withRemoteOptions(yargs).option('json', {
+    withCommonOptions(yargs, ONE_SHOT_OPTIONS).option('json', {
       type: 'boolean',
       default: false,
-      describe:
-        'end with a JSON summary object on stdout instead of the summary line (logs go to stderr)',
+      describe: 'end with a JSON summary object on stdout instead of the summary line',
     }),
   handler: async (args) => {
     const started = Date.now();
+    const deadlineMs = parseDeadline(args['deadlineMs']);
     const session = await openSession(args, { maxWaitMs: SYNC_MAX_WAIT_MS });
     const { engine, logger, settings } = session;
     const view = createProgressView(
@@ -31,21 +53,19 @@ export const syncCommand: CliCommand = {
       session.logLines,
     );
     engine.onProgress((progress) => view.update(progress));
-    const interrupt = abortOnSignals();
+    const interrupt = abortOnSignals(deadlineMs, started);
     try {
       const report = await engine.mirror.syncAll(settings.projects, { signal: interrupt.signal });
       view.stop();
       logger.info({ requests: report.requests, projects: report.projects.length }, 'sync done');
-      if (report.error) process.stderr.write(`projmirror: ${report.error}\n`);
-      if (report.listingError) process.stderr.write(`projmirror: ${report.listingError}\n`);
-      for (const failed of report.projects.filter((project) => !project.ok)) {
-        process.stderr.write(`projmirror: project ${failed.projectId}: ${failed.error}\n`);
+      for (const line of syncProblemLines(report, interrupt)) {
+        process.stderr.write(`projmirror: ${line}\n`);
       }
       const summary = syncSummary(report, Date.now() - started);
       process.stdout.write(
         `${args['json'] ? JSON.stringify(summary) : syncSummaryLine(summary)}\n`,
       );
-      return report.ok ? EXIT_OK : EXIT_FAILED;
+      return report.ok && !interrupt.timedOut ? EXIT_OK : EXIT_FAILED;
     } finally {
       interrupt.dispose();
       view.stop();

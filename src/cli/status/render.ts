@@ -1,5 +1,6 @@
 /** `projmirror status` as text for people. */
 import { printable } from '../../domain/index.js';
+import { plural } from '../plural.js';
 import type { DaemonStatus, QuotaStatus, StatusReport, TokenStatus } from './gather.js';
 
 /** "3h 2m", "45s": a duration for people. */
@@ -44,7 +45,7 @@ function tokenLine(token: TokenStatus): string {
       ? ''
       : `; polls every ${humanDuration(token.pollIntervalSeconds)}`;
   return (
-    `token ${token.label} (scope ${token.scope}${refused}): ${token.projects.length} project(s); ` +
+    `token ${token.label} (scope ${token.scope}${refused}): ${plural(token.projects.length, 'project')}; ` +
     `quota ${quotaLine(token.quota)}${token.quota.pausedUntil ? `; paused until ${token.quota.pausedUntil}` : ''}${poll}`
   );
 }
@@ -70,7 +71,7 @@ export function renderStatus(report: StatusReport): string {
     printable(p.readOnlyReason ? `${p.name} (read-only: ${p.readOnlyReason})` : p.name),
     String(p.tasks),
     p.backfill === 'in_progress'
-      ? `in progress ${p.pagesRead} pages of ${p.totalCount ?? '?'} tasks`
+      ? `in progress ${plural(p.pagesRead, 'page')} of ${p.totalCount ?? '?'} tasks`
       : p.backfill,
     p.lastPassAt ?? 'never',
     p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
@@ -98,7 +99,7 @@ export function renderStatus(report: StatusReport): string {
   const startup = report.startup;
   if (startup?.finishedAt) {
     const failed = startup.failed?.length
-      ? `; ${startup.failed.length} project(s) failed, retried with backoff`
+      ? `; ${plural(startup.failed.length, 'project')} failed, retried with backoff`
       : '';
     lines.push(
       `start-up reconcile: began ${startup.startedAt}, finished ${startup.finishedAt}${failed}`,
