@@ -73,6 +73,8 @@ export interface ProjectSyncResult {
   error?: string;
   /** The error's stable code (`budget_exhausted`, `remote_status`, `read_inconsistent`...). */
   errorCode?: string;
+  /** When the pass began (ms since the epoch); absent when no pass ran. */
+  startedAt?: number;
   /** Requests sent to the service for this project (each page, the three lists, get project). */
   requests: number;
   /** Task pages requested, 304s included. */

@@ -101,7 +101,14 @@ export interface MirrorPort {
 export type Claim =
   | { kind: 'send'; item: OutboxItem; request: WriteRequest }
   | { kind: 'failed'; item: OutboxItem; error: string }
+  | { kind: 'conflict'; item: OutboxItem; error: string }
   | { kind: 'gone' };
+
+/** How a claim treats an item the service changed since it was queued (`--on-conflict`). */
+export interface ClaimOptions {
+  /** `hold` checks the item's base first (the default); `overwrite` sends it as queued. */
+  onConflict: 'hold' | 'overwrite';
+}
 
 /** An edit to queue. `body` is the JSON value of the op's body (`{}` when it takes none). */
 export interface EnqueueInput {
@@ -121,8 +128,11 @@ export interface Enqueued {
 
 /** The outbox queue: each state change of an item one transaction. */
 export interface OutboxPort {
-  /** Pending → sending with its request fixed; or failed without a request; or gone. */
-  claim(id: number, now: number): Promise<Claim>;
+  /**
+   * Pending → sending with its request fixed; or failed without a request; or, its base checked
+   * against the mirror in the same transaction, conflict; or gone.
+   */
+  claim(id: number, now: number, options?: ClaimOptions): Promise<Claim>;
   markFailed(item: OutboxItem, error: string, now: number): Promise<OutboxItem>;
   /** Done, with the answer written into the mirror (`mirrored`) in the same transaction. */
   markDone(

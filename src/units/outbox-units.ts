@@ -14,6 +14,8 @@ import {
   type OutboxSummary,
   type Requeue as RequeueOptions,
 } from '../store/outbox.js';
+import { OutboxTargets } from '../store/outbox-targets.js';
+import type { ClaimOptions } from '../store/port.js';
 import { ProjectsRepository } from '../store/projects.js';
 import type { MirrorUnits } from './mirror-units.js';
 
@@ -24,6 +26,7 @@ export class OutboxUnits {
   private readonly claims: ProjectClaims;
   private readonly mirror: MirrorUnits;
   private readonly db: Db;
+  private readonly targets: OutboxTargets;
 
   constructor(db: Db, claims: ProjectClaims, mirror: MirrorUnits) {
     this.db = db;
@@ -31,12 +34,14 @@ export class OutboxUnits {
     this.projects = new ProjectsRepository(db);
     this.claims = claims;
     this.mirror = mirror;
+    this.targets = new OutboxTargets(db);
   }
 
-  /** Pending → sending, with its request fixed; or failed without a request; or gone. */
-  claim(id: number, now: number): Claim {
+  /** Pending → sending, with its request fixed; or failed or conflict without a request; or gone. */
+  claim(id: number, now: number, options: ClaimOptions = { onConflict: 'hold' }): Claim {
     const readOnly = (projectId: string) => this.projects.readOnlyReason(projectId);
-    return claimItem(this.outbox, id, now, readOnly, this.claims);
+    const targets = options.onConflict === 'hold' ? this.targets : undefined;
+    return claimItem(this.outbox, id, now, readOnly, this.claims, targets);
   }
 
   /** Marks the item failed for good. */
@@ -52,7 +57,7 @@ export class OutboxUnits {
     mirrored: boolean,
   ): string | undefined {
     const apply = mirrored ? answersInto(this.mirror.writer) : undefined;
-    return markDone(this.outbox, item, response, now, apply);
+    return markDone(this.outbox, item, response, now, apply, this.targets);
   }
 
   /** Back to pending, due at once or later. */

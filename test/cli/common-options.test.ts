@@ -88,6 +88,7 @@ describe('the common options', () => {
       'history-retention-days': '30',
       'token-refused-minutes': '10',
       'item-retry-window-ms': '1000',
+      'on-conflict': 'hold',
     };
     expect(Object.keys(values).sort()).toEqual([...Object.keys(COMMON_OPTIONS), 'config'].sort());
     // routes and token-files are config file keys only.
