@@ -6,4 +6,5 @@ export * from './pusher.js';
 export * from './queue.js';
 export * from './retries.js';
 export * from './conflict.js';
+export * from './dry-run.js';
 export { MIN_RATE_LIMIT_WAIT_MS, ON_CONFLICT_CHOICES, type OnConflict } from './send.js';

@@ -126,6 +126,19 @@ export interface Enqueued {
   idempotencyKey: string;
 }
 
+/** What a push would do with one item. */
+export interface DryRunStep {
+  id: number;
+  op: string;
+  projectId: string;
+  targetId: string | null;
+  action: 'send' | 'conflict' | 'fail' | 'wait';
+  /** The reason (fail, conflict) or the item waited for (wait); empty for send. */
+  detail: string;
+  /** Requests it would cost: the re-read of its target, and the write. */
+  requests: number;
+}
+
 /** The outbox queue: each state change of an item one transaction. */
 export interface OutboxPort {
   /**
@@ -150,6 +163,8 @@ export interface OutboxPort {
   projectsWithItems(): Promise<string[]>;
   list(): Promise<OutboxItem[]>;
   summary(now: number): Promise<OutboxSummary>;
+  /** What a push would do with each unfinished item, in its order; changes nothing. */
+  dryRun(onConflict: 'hold' | 'overwrite'): Promise<DryRunStep[]>;
 }
 
 /** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone). */

@@ -5,7 +5,9 @@
  */
 import type { ProjectClaims, WriteResponse } from '../domain/index.js';
 import { answersInto } from '../outbox/apply.js';
+import { dryRun, type DryRunStep } from '../outbox/dry-run.js';
 import type { OutboxItem } from '../outbox/item.js';
+import type { OnConflict } from '../outbox/send.js';
 import { enqueue, type Enqueued, type EnqueueInput } from '../outbox/queue.js';
 import { claimItem, markDone, markFailed, type Claim } from '../outbox/transitions.js';
 import type { Db } from '../store/db.js';
@@ -98,6 +100,17 @@ export class OutboxUnits {
   /** Counts by state, and the oldest pending item's age. */
   summary(now: number): OutboxSummary {
     return this.outbox.summary(now);
+  }
+
+  /** What a push would do with each unfinished item (`push --dry-run`); changes nothing. */
+  dryRun(onConflict: OnConflict): DryRunStep[] {
+    return dryRun({
+      items: this.outbox.unfinished(),
+      conflicts: this.outbox.list({ state: 'conflict' }),
+      readOnlyReason: (projectId) => this.projects.readOnlyReason(projectId),
+      target: (op, projectId, targetId) => this.targets.read(op, projectId, targetId),
+      onConflict,
+    });
   }
 
   /** The first item of each project's queue that is due. */
