@@ -101,7 +101,7 @@ CREATE TABLE outbox (
   body            text NOT NULL DEFAULT '{}', -- text, not jsonb: the exact bytes queued
   idempotency_key text NOT NULL UNIQUE DEFAULT gen_random_uuid()::text,
   state           text NOT NULL DEFAULT 'pending'
-                  CHECK (state IN ('pending', 'sending', 'done', 'failed')),
+                  CHECK (state IN ('pending', 'sending', 'done', 'failed', 'conflict', 'discarded')),
   attempts        integer NOT NULL DEFAULT 0,
   last_error      text,
   result          text,                      -- the service's response body (JSON)
@@ -110,9 +110,70 @@ CREATE TABLE outbox (
   created_at      timestamptz NOT NULL DEFAULT now(),
   updated_at      timestamptz NOT NULL DEFAULT now(),
   token_label     text,                      -- the token it is sent with
+  base            text,                      -- JSON: the mirror's values of the fields it changes, when queued
+  conflict        text,                      -- JSON {fields, base, local, remote} while in conflict
   claimed_by      text                       -- the daemon sending it (daemons.id); NULL when none
 );
 CREATE INDEX outbox_queue ON outbox (state, project_id, id);
+
+-- An outbox body as jsonb; NULL when it is not JSON (the push fails such an item, a trigger or
+-- view must not).
+CREATE FUNCTION outbox_body(body text) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN body::jsonb;
+EXCEPTION WHEN others THEN
+  RETURN NULL;
+END
+$$;
+
+-- The base of an edit, recorded when it is queued however it is queued: schema.sql's
+-- outbox_base, the same JSON (see there).
+CREATE FUNCTION outbox_base() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  body jsonb := outbox_body(NEW.body);
+  record jsonb;
+BEGIN
+  IF NEW.base IS NOT NULL OR body IS NULL
+    OR NEW.op NOT IN ('task.update', 'task.set_assignees', 'resource.update', 'dependency.set') THEN
+    RETURN NEW;
+  END IF;
+  IF NEW.op = 'dependency.set' THEN
+    NEW.base := jsonb_build_object('record', 'present', 'values', jsonb_build_object(
+      'dependencies', (SELECT coalesce(jsonb_agg(jsonb_build_object('predecessorId',
+        d.predecessor_id, 'successorId', d.successor_id, 'type', d.type)), '[]'::jsonb)
+        FROM dependencies d WHERE d.project_id = NEW.project_id)))::text;
+    RETURN NEW;
+  END IF;
+  IF NEW.op = 'resource.update' THEN
+    SELECT r.data INTO record FROM resources r
+    WHERE r.project_id = NEW.project_id AND r.id = NEW.target_id;
+  ELSE
+    SELECT t.data INTO record FROM tasks t
+    WHERE t.project_id = NEW.project_id AND t.id = NEW.target_id;
+  END IF;
+  IF record IS NULL THEN
+    NEW.base := jsonb_build_object('record', 'absent')::text;
+    RETURN NEW;
+  END IF;
+  NEW.base := jsonb_build_object('record', 'present', 'values', coalesce((
+    SELECT jsonb_object_agg(f.field, coalesce(record -> f.field, 'null'::jsonb))
+    FROM (SELECT b.key AS field FROM jsonb_each(
+            CASE WHEN jsonb_typeof(body) = 'object' THEN body ELSE '{}'::jsonb END) b
+          WHERE NEW.op = 'resource.update'
+          UNION ALL
+          SELECT n.field FROM unnest(ARRAY['name', 'startDate', 'endDate', 'status', 'progress',
+            'assigneeIds']) AS n(field)
+          WHERE NEW.op <> 'resource.update' AND CASE
+            WHEN NEW.op = 'task.set_assignees' THEN n.field = 'assigneeIds'
+            WHEN jsonb_typeof(body) <> 'object' THEN false
+            ELSE body ? n.field OR (n.field = 'status' AND body ? 'progress')
+              OR (n.field = 'progress' AND body ? 'status') END) f), '{}'::jsonb))::text;
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER outbox_base BEFORE INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION outbox_base();
 
 -- Bookkeeping of full passes, one row per project.
 CREATE TABLE sync_state (
@@ -165,9 +226,9 @@ CREATE TABLE data_fields (
   PRIMARY KEY (record_kind, field, value_type)
 );
 
--- The schema's identity: application 'projmirror', version '4' (the same SCHEMA_VERSION as the SQLite mirror).
+-- The schema's identity: application 'projmirror', version '5' (the same SCHEMA_VERSION as the SQLite mirror).
 CREATE TABLE schema_meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '4');
+INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '5');
 -- The daemons sharing this database, one row each, renewed by its heartbeat and removed when it stops.
 CREATE TABLE daemons (
   id           text PRIMARY KEY,          -- host, pid and a random suffix
@@ -829,3 +890,19 @@ LEFT JOIN members m ON m.project_id = x.project_id AND m.id = x.member_id;
 -- The wide views (v_tasks_all, v_projects_all, v_members_all, v_resources_all,
 -- v_dependencies_all), made from data_fields; the daemon calls this again in each pass's commit.
 SELECT refresh_wide_views();
+
+-- Outbox items waiting in conflict: schema.sql's v_outbox_conflicts (see there).
+CREATE VIEW v_outbox_conflicts AS
+SELECT
+  o.id                                  AS id,
+  o.op                                  AS op,
+  o.project_id                          AS project_id,
+  o.target_id                           AS target_id,
+  outbox_body(o.conflict) ->> 'fields'  AS fields,
+  (outbox_body(o.conflict) -> 'base')::text   AS base,
+  (outbox_body(o.conflict) -> 'local')::text  AS local,
+  nullif((outbox_body(o.conflict) -> 'remote')::text, 'null') AS remote,
+  o.last_error                          AS last_error,
+  o.created_at                          AS queued_at
+FROM outbox o
+WHERE o.state = 'conflict' AND o.conflict IS NOT NULL;

@@ -100,7 +100,7 @@ CREATE TABLE outbox (
     lower(hex(randomblob(6)))
   ),
   state           TEXT NOT NULL DEFAULT 'pending'
-                  CHECK (state IN ('pending', 'sending', 'done', 'failed')),
+                  CHECK (state IN ('pending', 'sending', 'done', 'failed', 'conflict', 'discarded')),
   attempts        INTEGER NOT NULL DEFAULT 0,
   last_error      TEXT,
   result          TEXT,                      -- the service's response body (JSON)
@@ -108,10 +108,55 @@ CREATE TABLE outbox (
   next_attempt_at TIMESTAMP,                 -- backoff: not sent again before this time
   created_at      TIMESTAMP NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   updated_at      TIMESTAMP NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  token_label     TEXT                       -- the token it is sent with: chosen by enqueue --token,
+  token_label     TEXT,                      -- the token it is sent with: chosen by enqueue --token,
                                              -- else fixed at its first attempt
+  base            TEXT,                      -- JSON: the mirror's values of the fields the item
+                                             -- changes when it was queued (trigger outbox_base)
+  conflict        TEXT                       -- JSON {fields, base, local, remote} while in conflict
 );
 CREATE INDEX outbox_queue ON outbox (state, project_id, id);
+
+-- The base of an edit, recorded when it is queued, however it is queued (enqueue, or a plain
+-- INSERT): {"record": "present", "values": {field: value, ...}} with the mirror's values of the
+-- fields its body changes (for task.update the derived partner too: status with progress,
+-- progress with status), or {"record": "absent"} when the mirror does not hold its target. Only
+-- the ops that change fields of a record have one: task.update, task.set_assignees,
+-- resource.update, dependency.set (the project's whole list). A body that is not JSON gets none
+-- (the push fails the item). src/outbox/conflict.ts reads the same values back before sending.
+CREATE TRIGGER outbox_base AFTER INSERT ON outbox
+WHEN new.base IS NULL AND json_valid(new.body)
+  AND new.op IN ('task.update', 'task.set_assignees', 'resource.update', 'dependency.set')
+BEGIN
+  UPDATE outbox SET base = CASE
+    WHEN new.op = 'dependency.set' THEN json_object('record', 'present', 'values',
+      json_object('dependencies', json((
+        SELECT coalesce(json_group_array(json_object('predecessorId', d.predecessor_id,
+          'successorId', d.successor_id, 'type', d.type)), '[]')
+        FROM dependencies d WHERE d.project_id = new.project_id))))
+    WHEN new.op = 'resource.update' THEN (
+      SELECT CASE WHEN r.id IS NULL THEN json_object('record', 'absent')
+        ELSE json_object('record', 'present', 'values', json((
+          SELECT json_group_object(b.key, json(r.data -> b.key))
+          FROM json_each(CASE WHEN json_type(new.body) = 'object' THEN new.body END) b)))
+        END
+      FROM (SELECT 1) LEFT JOIN resources r ON r.project_id = new.project_id AND r.id = new.target_id)
+    ELSE (
+      SELECT CASE WHEN t.id IS NULL THEN json_object('record', 'absent')
+        ELSE json_object('record', 'present', 'values', json((
+          SELECT json_group_object(f.field, json(t.data -> f.field))
+          FROM (SELECT 'name' AS field UNION ALL SELECT 'startDate' UNION ALL SELECT 'endDate'
+                UNION ALL SELECT 'status' UNION ALL SELECT 'progress'
+                UNION ALL SELECT 'assigneeIds') f
+          WHERE CASE WHEN new.op = 'task.set_assignees' THEN f.field = 'assigneeIds'
+            WHEN json_type(new.body) <> 'object' THEN 0
+            ELSE new.body -> f.field IS NOT NULL
+              OR (f.field = 'status' AND new.body -> 'progress' IS NOT NULL)
+              OR (f.field = 'progress' AND new.body -> 'status' IS NOT NULL) END)))
+        END
+      FROM (SELECT 1) LEFT JOIN tasks t ON t.project_id = new.project_id AND t.id = new.target_id)
+    END
+  WHERE id = new.id;
+END;
 
 -- Bookkeeping of full passes, one row per project; kept apart from the mirrored tables so that a
 -- pass which finds nothing changed writes no mirrored row (it updates last_pass_at here only).
@@ -801,3 +846,21 @@ SELECT
 FROM thursdays x
 JOIN projects p ON p.id = x.project_id
 LEFT JOIN members m ON m.project_id = x.project_id AND m.id = x.member_id;
+
+-- Outbox items waiting in conflict (issue 21), one row each: the fields the service changed
+-- since the item was queued, and their values when queued (base), in the item (local) and on the
+-- service now (remote, NULL when it deleted the record), each a JSON object of field to value.
+CREATE VIEW v_outbox_conflicts AS
+SELECT
+  o.id                                                                     AS id,
+  o.op                                                                     AS op,
+  o.project_id                                                             AS project_id,
+  o.target_id                                                              AS target_id,
+  (SELECT o.conflict ->> '$.fields' UNION ALL SELECT text FROM column_types) AS fields,
+  (SELECT o.conflict ->> '$.base' UNION ALL SELECT text FROM column_types)   AS base,
+  (SELECT o.conflict ->> '$.local' UNION ALL SELECT text FROM column_types)  AS local,
+  (SELECT o.conflict ->> '$.remote' UNION ALL SELECT text FROM column_types) AS remote,
+  o.last_error                                                             AS last_error,
+  o.created_at                                                             AS queued_at
+FROM outbox o
+WHERE o.state = 'conflict' AND o.conflict IS NOT NULL;

@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv, Options } from 'yargs';
-import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/index.js';
+import { UsageError } from '../domain/index.js';
+import { DEFAULT_ITEM_RETRY_WINDOW_MS, ON_CONFLICT_CHOICES } from '../outbox/index.js';
 import {
   DEFAULT_HISTORY_RETENTION_DAYS,
   DEFAULT_RECONCILE_CRON,
@@ -183,6 +184,16 @@ export const COMMON_OPTIONS = {
         "how long to keep retrying one item after its first transient failure, with backoff and the same Idempotency-Key, before leaving it pending (its project's later items wait meanwhile), in ms; 0: one try per item",
     },
   },
+  'on-conflict': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      choices: ON_CONFLICT_CHOICES,
+      default: 'hold',
+      describe:
+        'an outbox item whose fields the service changed since it was queued: hold it in conflict until resolved (projmirror outbox resolve), or overwrite (last writer wins)',
+    },
+  },
 } satisfies Record<string, CommonOption>;
 
 /** The name of a common option. */
@@ -250,4 +261,11 @@ export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]
     .option('routes', { ...routes, hidden: true })
     .option(CONFIG_TOKEN_FILE, { type: 'string', hidden: true, describe: 'token-file of --config' })
     .option('token', { type: 'string', hidden: true, describe: 'from PROJMIRROR_TOKEN only' });
+}
+
+/** `--on-conflict` as checked: hold (the default) or overwrite. */
+export function onConflictOf(args: Record<string, unknown>): 'hold' | 'overwrite' {
+  const value = args['on-conflict'] ?? 'hold';
+  if (value === 'hold' || value === 'overwrite') return value;
+  throw new UsageError(`--on-conflict ${JSON.stringify(value)} must be hold or overwrite`);
 }

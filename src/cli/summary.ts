@@ -71,15 +71,17 @@ export interface PushSummary extends PushReport {
 
 /** The summary of a push that took `durationMs`: ok when none is left pending. */
 export function pushSummary(report: PushReport, durationMs: number): PushSummary {
-  return { ok: report.pending === 0, ...report, durationMs };
+  return { ok: report.pending === 0 && report.conflicts === 0, ...report, durationMs };
 }
 
-/** `push: 4 done, 1 failed, 0 left pending; 7 requests; 0.3 s` */
+/** `push: 4 done, 1 failed, 1 in conflict, 0 left pending; 7 requests; 0.3 s` */
 export function pushSummaryLine(summary: PushSummary): string {
   const elsewhere =
     summary.heldElsewhere > 0 ? `, ${summary.heldElsewhere} left to other daemons` : '';
-  const items = `${summary.done} done, ${summary.failed} failed, ${summary.pending} left pending${elsewhere}`;
-  return `push: ${items}; ${plural(summary.sent, 'request')}; ${seconds(summary.durationMs)}`;
+  const conflicts = summary.conflicts > 0 ? `, ${summary.conflicts} in conflict` : '';
+  const items = `${summary.done} done, ${summary.failed} failed${conflicts}, ${summary.pending} left pending${elsewhere}`;
+  const requests = summary.sent + summary.rereads;
+  return `push: ${items}; ${plural(requests, 'request')}; ${seconds(summary.durationMs)}`;
 }
 
 function count(value: number): string {

@@ -12,12 +12,13 @@ import {
   type Clock,
   type RealtimeEvent,
 } from '../domain/index.js';
-import type { OutboxPusher } from '../outbox/index.js';
+import type { OnConflict, OutboxPusher } from '../outbox/index.js';
 import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.js';
 import { isoTime } from '../store/database.js';
 import { STATE_KEYS } from '../store/daemon-state.js';
 import type { Store } from '../store/port.js';
 import { ChangeApplier } from './changes.js';
+import { Freshness } from './freshness.js';
 import { engineMetricsSources } from './metrics-sources.js';
 import { ListingRetry } from './listing-retry.js';
 import { PollScheduler } from './poll-scheduler.js';
@@ -59,6 +60,8 @@ export interface DaemonOptions {
   coalesceMs?: number;
   /** How often the outbox is checked for new items when idle (SQL inserts need no signal). */
   outboxIdleMs?: number;
+  /** `hold` (default) keeps outbox items the service changed since they were queued in conflict. */
+  onConflict?: OnConflict;
   /** Told whenever realtime connects or disconnects. */
   onRealtimeStatus?: (connected: boolean) => void;
   /** Refreshes one project may make per hour on realtime hints (`DEFAULT_REFRESHES_PER_PROJECT_HOUR`). */
@@ -103,6 +106,8 @@ export class Daemon {
   private readonly recorded = new WeakSet<ProjectSyncResult>();
   private readonly listingRetry: ListingRetry;
   private realtimeConnected = false;
+  /** Which projects' mirror is current enough to check outbox items against without a re-read. */
+  private readonly freshness = new Freshness();
 
   constructor(options: DaemonOptions) {
     this.options = options;
@@ -136,9 +141,11 @@ export class Daemon {
       (work) => this.track(work),
     );
     this.limiter = new RefreshLimiter(this.clock, options.refreshesPerProjectHour);
-    this.pusher = engine.pusher(
-      options.outboxIdleMs === undefined ? {} : { idleIntervalMs: options.outboxIdleMs },
-    );
+    this.pusher = engine.pusher({
+      ...(options.outboxIdleMs === undefined ? {} : { idleIntervalMs: options.outboxIdleMs }),
+      onConflict: options.onConflict ?? 'hold',
+      isFresh: (projectId) => this.freshness.isFresh(projectId),
+    });
     this.applier = new ChangeApplier({
       mirror: engine.mirror,
       remote: engine.remote,
@@ -166,7 +173,10 @@ export class Daemon {
           ...options.realtime,
           clock: this.clock,
           logger: options.logger.child({ subsystem: 'realtime' }),
-          onChange: (change: Change) => this.coalescer.push(change),
+          onChange: (change: Change) => {
+            if (change.kind === 'hint') this.freshness.stale(change.projectId);
+            this.coalescer.push(change);
+          },
           onStatus: (connected) => this.setRealtime(connected),
         })
       : undefined;
@@ -203,6 +213,7 @@ export class Daemon {
       }
       await this.applier.applyEvent(event);
     } catch (error) {
+      this.freshness.stale(event.projectId);
       if (error instanceof MalformedResponseError) {
         this.coalescer.push({ kind: 'hint', projectId: event.projectId, reason: 'bad data' });
       } else {
@@ -355,6 +366,7 @@ export class Daemon {
       this.listingRetry.succeeded();
     }
     for (const result of report.projects) {
+      this.notePassed(result);
       if (!this.firstToRecord(result)) continue;
       if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
       else if (result.ok) this.scheduler.recordResult(result.projectId, true);
@@ -385,6 +397,7 @@ export class Daemon {
   ): Promise<boolean | undefined> {
     const result = await this.options.engine.mirror.syncProject(projectId, { signal, purpose });
     if (!result.ok) this.logger.warn({ projectId, err: result.error }, 'pass failed');
+    this.notePassed(result);
     const first = this.firstToRecord(result);
     if (purpose === 'refresh' && first && !signal.aborted) {
       this.scheduler.recordResult(projectId, result.ok);
@@ -453,9 +466,18 @@ export class Daemon {
     return estimator;
   }
 
+  /** A pass that passed after the realtime channel connected makes its project current. */
+  private notePassed(result: ProjectSyncResult): void {
+    if (result.ok && result.startedAt !== undefined) {
+      this.freshness.passed(result.projectId, result.startedAt);
+    }
+  }
+
   private setRealtime(connected: boolean): void {
     if (connected === this.realtimeConnected) return;
     this.realtimeConnected = connected;
+    if (connected) this.freshness.connected(this.clock.now());
+    else this.freshness.disconnected();
     this.options.onRealtimeStatus?.(connected);
     this.scheduler.replan();
   }

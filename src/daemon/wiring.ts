@@ -77,7 +77,10 @@ export interface EngineOptions {
 
 /** The settings of a pusher beyond what the engine gives it. */
 export type PusherSettings = Partial<
-  Pick<OutboxPusherOptions, 'idleIntervalMs' | 'maxRateLimitWaitMs' | 'itemRetryWindowMs'>
+  Pick<
+    OutboxPusherOptions,
+    'idleIntervalMs' | 'maxRateLimitWaitMs' | 'itemRetryWindowMs' | 'onConflict' | 'isFresh'
+  >
 >;
 
 /** The wired engine. `close()` persists the budget, ends the connections and closes an owned db. */

@@ -49,6 +49,7 @@ export class ProjectPass {
   private readonly listed: Project | undefined;
   private readonly call: SyncOptions;
   private readonly counters: PassCounters = { requests: 0, pagesRead: 0, pagesNotModified: 0 };
+  private startedAt: number | undefined;
   private written = { rows: 0, history: 0, tasks: 0 };
   private attempts = 0;
   private backfill = false;
@@ -67,6 +68,7 @@ export class ProjectPass {
   async run(): Promise<ProjectSyncResult> {
     const { mirror, clock, logger } = this.deps;
     const startedAt = clock.now();
+    this.startedAt = startedAt;
     try {
       const start = await mirror.passBegin(this.projectId);
       await this.sync(start);
@@ -201,6 +203,7 @@ export class ProjectPass {
     return {
       projectId: this.projectId,
       ok: true,
+      ...(this.startedAt === undefined ? {} : { startedAt: this.startedAt }),
       requests: this.counters.requests,
       pagesRead: this.counters.pagesRead,
       pagesNotModified: this.counters.pagesNotModified,

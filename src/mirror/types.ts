@@ -73,6 +73,8 @@ export interface ProjectSyncResult {
   error?: string;
   /** The error's stable code (`budget_exhausted`, `remote_status`, `read_inconsistent`...). */
   errorCode?: string;
+  /** When the pass began (ms since the epoch); absent when no pass ran. */
+  startedAt?: number;
   /**
    * HTTP requests sent for this project (each page, the three lists, get project), every retry
    * and each try through another token included.

@@ -5,4 +5,6 @@ export * from './ops.js';
 export * from './pusher.js';
 export * from './queue.js';
 export * from './retries.js';
-export { MIN_RATE_LIMIT_WAIT_MS } from './send.js';
+export * from './conflict.js';
+export * from './dry-run.js';
+export { MIN_RATE_LIMIT_WAIT_MS, ON_CONFLICT_CHOICES, type OnConflict } from './send.js';

@@ -21,7 +21,7 @@ import {
   DEFAULT_ITEM_RETRY_WINDOW_MS,
   RunRetries,
 } from './retries.js';
-import { sendItem, type Outcome } from './send.js';
+import { sendItem, type OnConflict, type Outcome } from './send.js';
 
 /** Longest 429 pause a pass sits out; a longer one ends the pass with the items still pending. */
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 2 * 60 * 1_000;
@@ -31,7 +31,15 @@ export const DEFAULT_IDLE_INTERVAL_MS = 1_000;
 /** Everything the pusher works with; see the defaults above and in `retries.ts`. */
 export interface OutboxPusherOptions {
   /** The store: its outbox units claim items and write the answers through the mirror's writer. */
-  store: Pick<Store, 'outbox'>;
+  store: Pick<Store, 'outbox' | 'mirror'>;
+  /** `hold` (default) keeps an item the service changed since it was queued in `conflict`. */
+  onConflict?: OnConflict;
+  /**
+   * True when the mirror of a project is current enough to check an item against it without
+   * reading its target again (the daemon's realtime view); by default never: each checked item's
+   * target is re-read first, one request.
+   */
+  isFresh?: (projectId: string) => boolean;
   remote: RemoteApi;
   clock: Clock;
   logger: Logger;
@@ -71,6 +79,10 @@ export interface PushReport {
   pending: number;
   /** Items of projects other daemons sharing the mirror hold: theirs to send. */
   heldElsewhere: number;
+  /** Items put in `conflict` (the service changed a field they change since they were queued). */
+  conflicts: number;
+  /** Targets read again before the check (GET requests). */
+  rereads: number;
 }
 
 /** What one pass keeps: projects done for it, its retries, and how it was started. */
@@ -84,6 +96,9 @@ interface Pass {
 /** Sends queued edits; see the module comment. */
 export class OutboxPusher {
   private readonly outbox: Store['outbox'];
+  private readonly mirror: Store['mirror'];
+  private readonly onConflict: OnConflict;
+  private readonly isFresh: (projectId: string) => boolean;
   private readonly remote: RemoteApi;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -100,6 +115,9 @@ export class OutboxPusher {
   constructor(options: OutboxPusherOptions) {
     this.claims = options.claims ?? SOLE_OWNER;
     this.outbox = options.store.outbox;
+    this.mirror = options.store.mirror;
+    this.onConflict = options.onConflict ?? 'hold';
+    this.isFresh = options.isFresh ?? (() => false);
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
@@ -128,6 +146,8 @@ export class OutboxPusher {
       rateLimited: 0,
       pending: 0,
       heldElsewhere: 0,
+      conflicts: 0,
+      rereads: 0,
     };
     const pass: Pass = {
       held: new Set<string>(),
@@ -248,8 +268,15 @@ export class OutboxPusher {
       logger: this.logger,
       retries: pass.retries,
       signal: pass.signal,
+      onConflict: this.onConflict,
+      isFresh: this.isFresh,
+      mirror: this.mirror,
+      onReread: () => {
+        report.rereads += 1;
+      },
     });
     if (outcome.sent) report.sent += 1;
+    if (outcome.kind === 'conflict') report.conflicts += 1;
     if (outcome.kind === 'done') report.done += 1;
     if (outcome.kind === 'failed') report.failed += 1;
     if (outcome.kind === 'retry') report.retried += 1;

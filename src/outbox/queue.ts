@@ -5,6 +5,8 @@
 import { UsageError } from '../domain/index.js';
 import type { Db } from '../store/database.js';
 import { OutboxRepository } from '../store/outbox.js';
+import { OutboxTargets } from '../store/outbox-targets.js';
+import { parseBase, presentValues, type Base } from './conflict.js';
 import { buildRequest } from './ops.js';
 
 export type { EnqueueInput, Enqueued } from '../store/port.js';
@@ -62,4 +64,48 @@ function refuseUnlessSettled(outbox: OutboxRepository, id: number, action: strin
       `outbox item ${id} is ${item.state}; only failed or pending items ${action}`,
     );
   }
+}
+
+/** How a conflict is resolved: send the item as queued, or keep the service's values. */
+export type Resolution = 'keep-local' | 'keep-remote';
+
+/**
+ * Resolves an item in `conflict`. `keep-local`: pending again, its base the mirror's present
+ * values, so it goes out as queued unless the service changes those fields once more.
+ * `keep-remote`: `discarded`, never sent, the reason in `last_error`. Returns that line.
+ */
+export function resolveOutboxItem(db: Db, id: number, resolution: Resolution, now: number): string {
+  const outbox = new OutboxRepository(db);
+  return outbox.transaction(() => {
+    const item = outbox.get(id);
+    if (item === undefined) throw new UsageError(`no outbox item ${id}`);
+    if (item.state !== 'conflict') {
+      throw new UsageError(`outbox item ${id} is ${item.state}; only items in conflict resolve`);
+    }
+    const was = item.lastError ?? 'conflict';
+    if (resolution === 'keep-remote') {
+      const reason = `discarded (--keep-remote): the service's values kept; ${was}`;
+      outbox.discard(id, reason, now);
+      return reason;
+    }
+    const base = presentBase(db, item.op, item.projectId, item.targetId, item.base);
+    const note = `resolved --keep-local; ${was}`;
+    outbox.keepLocal(id, base === undefined ? null : JSON.stringify(base), note, now);
+    return note;
+  });
+}
+
+/** The base an item would record now: the mirror's present values of the fields it had. */
+function presentBase(
+  db: Db,
+  op: string,
+  projectId: string,
+  targetId: string | null,
+  recorded: string | null,
+): Base | undefined {
+  const old = parseBase(recorded);
+  if (old === undefined || old.record === 'absent') return old;
+  const present = new OutboxTargets(db).read(op, projectId, targetId);
+  if (present.record === 'absent') return { record: 'absent' };
+  return { record: 'present', values: presentValues(Object.keys(old.values), present.data) };
 }

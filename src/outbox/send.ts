@@ -10,14 +10,22 @@ import {
   RateLimitedError,
   RemoteStatusError,
   type Clock,
+  type RecordChange,
   type RemoteApi,
   type WriteRequest,
 } from '../domain/index.js';
 import type { Store } from '../store/port.js';
+import { parseBase } from './conflict.js';
 import type { OutboxItem } from './item.js';
 import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
 import type { RunRetries } from './retries.js';
 import { errorText } from './transitions.js';
+
+/** What the pusher does with an item the service changed since it was queued (`--on-conflict`). */
+export type OnConflict = 'hold' | 'overwrite';
+
+/** The ways `--on-conflict` may be given. */
+export const ON_CONFLICT_CHOICES: readonly OnConflict[] = ['hold', 'overwrite'];
 
 /** The shortest wait after a 429, whatever `Retry-After` said. */
 export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
@@ -27,7 +35,7 @@ export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
  * run when `withinRun`, else left for a later one.
  */
 export type Outcome =
-  | { kind: 'done' | 'failed' | 'gone' | 'aborted'; sent: boolean }
+  | { kind: 'done' | 'failed' | 'gone' | 'aborted' | 'conflict'; sent: boolean }
   | { kind: 'retry'; sent: boolean; withinRun: boolean }
   | { kind: 'wait'; sent: boolean; untilMs: number; rateLimited: boolean };
 
@@ -40,17 +48,33 @@ export interface SendContext {
   logger: Logger;
   retries: RunRetries;
   signal: AbortSignal | undefined;
+  /** `hold` checks an item's base before sending it; `overwrite` sends it as queued. */
+  onConflict: OnConflict;
+  /** True when the mirror of the project is current (see `freshness.ts`): no re-read needed. */
+  isFresh: (projectId: string) => boolean;
+  /** Writes what a re-read of an item's target found into the mirror. */
+  mirror: Pick<Store['mirror'], 'applyFetched'>;
+  /** Told of each re-read request. */
+  onReread?: () => void;
 }
 
 /** Tries `head` once; never throws for anything the service or the network does. */
 export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outcome> {
-  const claim = await ctx.outbox.claim(head.id, ctx.clock.now());
+  if (ctx.onConflict === 'hold' && needsReread(head, ctx)) {
+    const stopped = await reread(head, ctx);
+    if (stopped !== undefined) return stopped;
+  }
+  const claim = await ctx.outbox.claim(head.id, ctx.clock.now(), { onConflict: ctx.onConflict });
   if (claim.kind === 'gone') return { kind: 'gone', sent: false };
   const { item } = claim;
   const log = ctx.logger.child({ item: item.id, op: item.op, projectId: item.projectId });
   if (claim.kind === 'failed') {
     log.warn({ error: claim.error }, 'outbox item failed before sending');
     return { kind: 'failed', sent: false };
+  }
+  if (claim.kind === 'conflict') {
+    log.warn({ error: claim.error }, 'outbox item held: the service changed what it changes');
+    return { kind: 'conflict', sent: false };
   }
   try {
     const request = await withToken(item, claim.request, ctx);
@@ -73,6 +97,65 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
   } catch (error) {
     return await settleError(item, error, ctx, log);
   }
+}
+
+/** True when the item is checked and the mirror's copy of its target may be older than it. */
+function needsReread(item: OutboxItem, ctx: SendContext): boolean {
+  const base = parseBase(item.base);
+  return base !== undefined && base.record === 'present' && !ctx.isFresh(item.projectId);
+}
+
+/**
+ * Reads the item's target again (one budgeted request) into the mirror, so the check compares
+ * with the service's values of now. Undefined when done; else what the push does with the item,
+ * which stays pending (nothing was claimed).
+ */
+async function reread(item: OutboxItem, ctx: SendContext): Promise<Outcome | undefined> {
+  const call = { ...(ctx.signal ? { signal: ctx.signal } : {}), purpose: 'push' as const };
+  const { projectId } = item;
+  try {
+    ctx.onReread?.();
+    if (item.op === 'dependency.set' || item.op === 'resource.update') {
+      const dependencies = item.op === 'dependency.set';
+      const records = dependencies
+        ? await ctx.remote.listDependencies(projectId, call)
+        : await ctx.remote.listResources(projectId, call);
+      const type = dependencies ? 'dependency' : 'resource';
+      const route = dependencies ? 'listDependencies' : 'listResources';
+      await ctx.mirror.applyFetched(
+        projectId,
+        [{ op: 'replace', type, projectId, records }],
+        route,
+      );
+      return undefined;
+    }
+    const id = item.targetId ?? '';
+    const task = await ctx.remote.getTask(id, { ...call, projectId });
+    const change: RecordChange =
+      task === null
+        ? { op: 'remove', type: 'task', projectId, id }
+        : { op: 'put', type: 'task', projectId, record: task };
+    await ctx.mirror.applyFetched(projectId, [change], 'getTask');
+    return undefined;
+  } catch (error) {
+    return rereadFailed(item, error, ctx);
+  }
+}
+
+function rereadFailed(item: OutboxItem, error: unknown, ctx: SendContext): Outcome {
+  if (ctx.signal?.aborted) return { kind: 'aborted', sent: true };
+  const log = ctx.logger.child({ item: item.id, op: item.op, projectId: item.projectId });
+  if (error instanceof RateLimitedError || error instanceof BudgetExhaustedError) {
+    const now = ctx.clock.now();
+    const untilMs =
+      error instanceof RateLimitedError
+        ? now + Math.max(MIN_RATE_LIMIT_WAIT_MS, error.retryAfterMs)
+        : error.resumeAt;
+    const rateLimited = error instanceof RateLimitedError;
+    return { kind: 'wait', sent: rateLimited, untilMs, rateLimited };
+  }
+  log.warn({ error: errorLine(error) }, 'cannot read the target of an outbox item again');
+  return { kind: 'retry', sent: false, withinRun: false };
 }
 
 /**

@@ -11,7 +11,17 @@ import {
 } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
 import type { OutboxRepository } from '../store/outbox.js';
+import type { OutboxTargets } from '../store/outbox-targets.js';
 import type { ApplyResult } from './apply.js';
+import {
+  checkItem,
+  conflictLine,
+  conflictRecord,
+  isCheckedOp,
+  parseBase,
+  rebased,
+  touchedFieldsOf,
+} from './conflict.js';
 import type { OutboxItem } from './item.js';
 import { buildRequest } from './ops.js';
 
@@ -25,7 +35,9 @@ export function errorText(code: string, message: string): string {
 
 /**
  * Moves a pending item to `sending` (attempts + 1) and fixes its request body at the first
- * attempt; an invalid row or a read-only project fails it instead, without a request.
+ * attempt; an invalid row or a read-only project fails it instead, without a request. With
+ * `targets`, an item with a base is first checked against the mirror's present values, in the
+ * same transaction: one the service changed under it goes to `conflict` instead.
  */
 export function claimItem(
   outbox: OutboxRepository,
@@ -33,6 +45,7 @@ export function claimItem(
   now: number,
   readOnlyReason: (projectId: string) => string | null,
   claims: ProjectFence = SOLE_OWNER,
+  targets?: OutboxTargets,
 ): Claim {
   return outbox.transaction((): Claim => {
     const item = outbox.lockForClaim(id);
@@ -56,6 +69,8 @@ export function claimItem(
       const error = errorText(built.code, built.message);
       return { kind: 'failed', item: markFailed(outbox, item, error, now), error };
     }
+    const conflict = targets === undefined ? undefined : checkConflict(outbox, item, targets, now);
+    if (conflict !== undefined) return conflict;
     const request = built.request;
     const requestBody = fixed ?? request.body ?? '';
     if (requestBody === '') delete request.body;
@@ -67,6 +82,34 @@ export function claimItem(
       request,
     };
   });
+}
+
+/** The conflict an item's base shows against the mirror, marked in the transaction; or none. */
+function checkConflict(
+  outbox: OutboxRepository,
+  item: OutboxItem,
+  targets: OutboxTargets,
+  now: number,
+): Claim | undefined {
+  const base = parseBase(item.base);
+  if (base === undefined) return undefined;
+  const body = JSON.parse(item.body) as unknown;
+  const result = checkItem(
+    item.op,
+    body,
+    base,
+    targets.read(item.op, item.projectId, item.targetId),
+  );
+  const record = conflictRecord(item.op, body, base, result);
+  if (record === undefined) return undefined;
+  const error = conflictLine(item, result);
+  const conflict = JSON.stringify(record);
+  outbox.markConflict(item.id, error, conflict, now);
+  return {
+    kind: 'conflict',
+    item: { ...item, state: 'conflict', lastError: error, conflict, updatedAt: isoTime(now) },
+    error,
+  };
 }
 
 /** True when this process still holds `projectId` (its lease locked for the transaction). */
@@ -104,6 +147,7 @@ export function markDone(
   response: WriteResponse,
   now: number,
   applyResult: ApplyResult | undefined,
+  targets?: OutboxTargets,
 ): string | undefined {
   return outbox.transaction(() => {
     let note: string | undefined;
@@ -114,6 +158,24 @@ export function markDone(
     }
     const result = response.body === null ? null : JSON.stringify(response.body);
     outbox.markDone(item.id, result ?? null, note ?? null, now);
+    if (targets !== undefined) rebaseFollowers(outbox, item, targets);
     return note;
   });
+}
+
+/**
+ * After an item took effect, the later unfinished items on the same record take the present
+ * values as the base of the fields it changed: our own edit is not the service's change.
+ */
+function rebaseFollowers(outbox: OutboxRepository, item: OutboxItem, targets: OutboxTargets): void {
+  if (!isCheckedOp(item.op)) return;
+  const fields = touchedFieldsOf(item.op, item.body);
+  if (fields.length === 0) return;
+  const followers = outbox.followers(item).filter((later) => later.base !== null);
+  if (followers.length === 0) return;
+  const present = targets.read(item.op, item.projectId, item.targetId);
+  for (const later of followers) {
+    const base = rebased(parseBase(later.base), fields, present);
+    if (base !== undefined) outbox.setBase(later.id, JSON.stringify(base));
+  }
 }

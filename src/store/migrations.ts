@@ -6,6 +6,7 @@
  * whole, which always describes the latest version.
  */
 import type { SqliteDb } from './database.js';
+import { conflictStep } from './conflict-step.js';
 import { typedColumnsStep } from './typed-columns-step.js';
 
 /** One step between versions: SQL, or a function where SQL alone cannot say it. */
@@ -19,6 +20,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 3 -> 4: no table changes; the views, made again after the steps, are in SQL that DuckDB binds
   // too (issue 22), and a mirror made before must get them.
   '',
+  // 4 -> 5: the base of each outbox item, its conflict, and the states conflict and discarded
+  // (issue 21).
+  conflictStep,
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

@@ -2,8 +2,19 @@
 import { isoTime, type Db } from './database.js';
 import { dialectOf } from './db.js';
 
-/** The life of an item: pending → sending → done | failed (or back to pending on a retry). */
-export const OUTBOX_STATES = ['pending', 'sending', 'done', 'failed'] as const;
+/**
+ * The life of an item: pending → sending → done | failed (or back to pending on a retry); a
+ * pending item whose fields the service changed since it was queued → conflict, resolved back to
+ * pending (keep local) or to discarded (keep remote).
+ */
+export const OUTBOX_STATES = [
+  'pending',
+  'sending',
+  'done',
+  'failed',
+  'conflict',
+  'discarded',
+] as const;
 
 /** One of `OUTBOX_STATES`. */
 export type OutboxState = (typeof OUTBOX_STATES)[number];
@@ -27,6 +38,10 @@ export interface OutboxItem {
   updatedAt: string;
   /** The label of the token it is sent with: chosen when queued, else fixed at its first attempt. */
   tokenLabel: string | null;
+  /** JSON: the mirror's values of the fields it changes, when queued (`outbox/conflict.ts`). */
+  base: string | null;
+  /** JSON `{fields, base, local, remote}` while it waits in `conflict`. */
+  conflict: string | null;
 }
 
 /** An edit to append: `body` is the JSON text of the op's body. */
@@ -59,9 +74,19 @@ export interface Requeue {
 }
 
 const ITEM_COLUMNS = `id, op, project_id, target_id, body, idempotency_key, state, attempts,
-  last_error, result, request_body, next_attempt_at, created_at, updated_at, token_label`;
+  last_error, result, request_body, next_attempt_at, created_at, updated_at, token_label, base,
+  conflict`;
 
 const UNFINISHED = `state IN ('pending', 'sending')`;
+
+/**
+ * An item `i` waits behind an earlier conflict of its project only when both touch the same
+ * record: the same target, or both the project's own lists (no target: creates, reorder, set).
+ */
+const NOT_BEHIND_CONFLICT = `NOT EXISTS (
+  SELECT 1 FROM outbox AS c WHERE c.project_id = i.project_id AND c.id < i.id
+    AND c.state = 'conflict'
+    AND (c.target_id = i.target_id OR (c.target_id IS NULL AND i.target_id IS NULL)))`;
 
 interface ItemRow {
   id: number;
@@ -79,6 +104,8 @@ interface ItemRow {
   created_at: string;
   updated_at: string;
   token_label: string | null;
+  base: string | null;
+  conflict: string | null;
 }
 
 function rowToItem(row: ItemRow): OutboxItem {
@@ -98,6 +125,8 @@ function rowToItem(row: ItemRow): OutboxItem {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     tokenLabel: row.token_label,
+    base: row.base,
+    conflict: row.conflict,
   };
 }
 
@@ -123,6 +152,11 @@ export class OutboxRepository {
   private readonly recoverStmt;
   private readonly deleteStmt;
   private readonly tokenStmt;
+  private readonly conflictStmt;
+  private readonly keepLocalStmt;
+  private readonly discardStmt;
+  private readonly followersStmt;
+  private readonly baseStmt;
 
   /**
    * `claimant`: on a PostgreSQL mirror shared by daemons, the daemon sending, recorded in
@@ -147,8 +181,25 @@ export class OutboxRepository {
       `SELECT ${ITEM_COLUMNS} FROM outbox AS o
        WHERE o.${UNFINISHED} AND o.id = (
          SELECT min(i.id) FROM outbox AS i
-         WHERE i.project_id = o.project_id AND i.${UNFINISHED})
+         WHERE i.project_id = o.project_id AND i.${UNFINISHED} AND ${NOT_BEHIND_CONFLICT})
        ORDER BY o.id`,
+    );
+    this.conflictStmt = db.prepare(
+      `UPDATE outbox SET state = 'conflict', last_error = ?, conflict = ?, next_attempt_at = NULL,
+         updated_at = ? WHERE id = ?`,
+    );
+    this.keepLocalStmt = db.prepare(
+      `UPDATE outbox SET state = 'pending', base = ?, conflict = NULL, last_error = ?,
+         next_attempt_at = NULL, updated_at = ? WHERE id = ? AND state = 'conflict'`,
+    );
+    this.followersStmt = db.prepare<[string, number, string | null, string | null], ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM outbox WHERE project_id = ? AND id > ? AND ${UNFINISHED}
+         AND (target_id = ? OR (target_id IS NULL AND ? IS NULL)) ORDER BY id`,
+    );
+    this.baseStmt = db.prepare('UPDATE outbox SET base = ? WHERE id = ?');
+    this.discardStmt = db.prepare(
+      `UPDATE outbox SET state = 'discarded', last_error = ?, next_attempt_at = NULL,
+         updated_at = ? WHERE id = ?`,
     );
     this.unfinishedByProjectStmt = db.prepare<[], { projectId: string; n: number }>(
       `SELECT project_id AS projectId, count(*) AS n FROM outbox WHERE ${UNFINISHED}
@@ -312,6 +363,33 @@ export class OutboxRepository {
   /** Records the token an item is sent with, before its request goes out. */
   setToken(id: number, label: string): void {
     this.tokenStmt.run(label, id);
+  }
+
+  /** Puts an item in `conflict`, with its one-line reason and the values (JSON) in `conflict`. */
+  markConflict(id: number, error: string, conflict: string, now: number): void {
+    this.conflictStmt.run(error, conflict, isoTime(now), id);
+  }
+
+  /** A conflict resolved `--keep-local`: pending again, its base the present values. */
+  keepLocal(id: number, base: string | null, note: string, now: number): boolean {
+    return this.keepLocalStmt.run(base, note, isoTime(now), id).changes > 0;
+  }
+
+  /** The unfinished items after `id` that target the same record, in queue order. */
+  followers(item: Pick<OutboxItem, 'id' | 'projectId' | 'targetId'>): OutboxItem[] {
+    return this.followersStmt
+      .all(item.projectId, item.id, item.targetId, item.targetId)
+      .map(rowToItem);
+  }
+
+  /** Replaces an item's base (JSON text). */
+  setBase(id: number, base: string): void {
+    this.baseStmt.run(base, id);
+  }
+
+  /** An item dropped for good, kept as `discarded` with the reason. */
+  discard(id: number, reason: string, now: number): void {
+    this.discardStmt.run(reason, isoTime(now), id);
   }
 
   /** Deletes an item. */

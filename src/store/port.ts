@@ -102,7 +102,14 @@ export interface MirrorPort {
 export type Claim =
   | { kind: 'send'; item: OutboxItem; request: WriteRequest }
   | { kind: 'failed'; item: OutboxItem; error: string }
+  | { kind: 'conflict'; item: OutboxItem; error: string }
   | { kind: 'gone' };
+
+/** How a claim treats an item the service changed since it was queued (`--on-conflict`). */
+export interface ClaimOptions {
+  /** `hold` checks the item's base first (the default); `overwrite` sends it as queued. */
+  onConflict: 'hold' | 'overwrite';
+}
 
 /** An edit to queue. `body` is the JSON value of the op's body (`{}` when it takes none). */
 export interface EnqueueInput {
@@ -120,10 +127,26 @@ export interface Enqueued {
   idempotencyKey: string;
 }
 
+/** What a push would do with one item. */
+export interface DryRunStep {
+  id: number;
+  op: string;
+  projectId: string;
+  targetId: string | null;
+  action: 'send' | 'conflict' | 'fail' | 'wait';
+  /** The reason (fail, conflict) or the item waited for (wait); empty for send. */
+  detail: string;
+  /** Requests it would cost: the re-read of its target, and the write. */
+  requests: number;
+}
+
 /** The outbox queue: each state change of an item one transaction. */
 export interface OutboxPort {
-  /** Pending → sending with its request fixed; or failed without a request; or gone. */
-  claim(id: number, now: number): Promise<Claim>;
+  /**
+   * Pending → sending with its request fixed; or failed without a request; or, its base checked
+   * against the mirror in the same transaction, conflict; or gone.
+   */
+  claim(id: number, now: number, options?: ClaimOptions): Promise<Claim>;
   markFailed(item: OutboxItem, error: string, now: number): Promise<OutboxItem>;
   /** Done, with the answer written into the mirror (`mirrored`) in the same transaction. */
   markDone(
@@ -141,6 +164,8 @@ export interface OutboxPort {
   projectsWithItems(): Promise<string[]>;
   list(): Promise<OutboxItem[]>;
   summary(now: number): Promise<OutboxSummary>;
+  /** What a push would do with each unfinished item, in its order; changes nothing. */
+  dryRun(onConflict: 'hold' | 'overwrite'): Promise<DryRunStep[]>;
 }
 
 /** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone). */

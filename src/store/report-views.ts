@@ -92,3 +92,12 @@ export function reportToday(db: Db): { day: string; timezone: string } {
     .prepare<[], { day: string; timezone: string }>(`SELECT day, timezone FROM v_today`)
     .get()!;
 }
+
+/** The outbox items waiting in conflict (`v_outbox_conflicts`), in queue order. */
+export function readOutboxConflicts(db: Db): Row[] {
+  return db
+    .prepare<[], Row>(
+      'SELECT id, op, project_id, target_id, fields, last_error, queued_at FROM v_outbox_conflicts ORDER BY id',
+    )
+    .all();
+}

@@ -5,7 +5,9 @@
  */
 import type { ProjectFence, WriteResponse } from '../domain/index.js';
 import { answersInto } from '../outbox/apply.js';
+import { dryRun, type DryRunStep } from '../outbox/dry-run.js';
 import type { OutboxItem } from '../outbox/item.js';
+import type { OnConflict } from '../outbox/send.js';
 import { enqueue, type Enqueued, type EnqueueInput } from '../outbox/queue.js';
 import { claimItem, markDone, markFailed, type Claim } from '../outbox/transitions.js';
 import type { Db } from '../store/db.js';
@@ -14,6 +16,8 @@ import {
   type OutboxSummary,
   type Requeue as RequeueOptions,
 } from '../store/outbox.js';
+import { OutboxTargets } from '../store/outbox-targets.js';
+import type { ClaimOptions } from '../store/port.js';
 import { ProjectsRepository } from '../store/projects.js';
 import type { MirrorUnits } from './mirror-units.js';
 
@@ -24,6 +28,7 @@ export class OutboxUnits {
   private readonly claims: ProjectFence;
   private readonly mirror: MirrorUnits;
   private readonly db: Db;
+  private readonly targets: OutboxTargets;
 
   constructor(db: Db, claims: ProjectFence, mirror: MirrorUnits) {
     this.db = db;
@@ -31,12 +36,14 @@ export class OutboxUnits {
     this.projects = new ProjectsRepository(db);
     this.claims = claims;
     this.mirror = mirror;
+    this.targets = new OutboxTargets(db);
   }
 
-  /** Pending → sending, with its request fixed; or failed without a request; or gone. */
-  claim(id: number, now: number): Claim {
+  /** Pending → sending, with its request fixed; or failed or conflict without a request; or gone. */
+  claim(id: number, now: number, options: ClaimOptions = { onConflict: 'hold' }): Claim {
     const readOnly = (projectId: string) => this.projects.readOnlyReason(projectId);
-    return claimItem(this.outbox, id, now, readOnly, this.claims);
+    const targets = options.onConflict === 'hold' ? this.targets : undefined;
+    return claimItem(this.outbox, id, now, readOnly, this.claims, targets);
   }
 
   /** Marks the item failed for good. */
@@ -52,7 +59,7 @@ export class OutboxUnits {
     mirrored: boolean,
   ): string | undefined {
     const apply = mirrored ? answersInto(this.mirror.writer) : undefined;
-    return markDone(this.outbox, item, response, now, apply);
+    return markDone(this.outbox, item, response, now, apply, this.targets);
   }
 
   /** Back to pending, due at once or later. */
@@ -93,6 +100,17 @@ export class OutboxUnits {
   /** Counts by state, and the oldest pending item's age. */
   summary(now: number): OutboxSummary {
     return this.outbox.summary(now);
+  }
+
+  /** What a push would do with each unfinished item (`push --dry-run`); changes nothing. */
+  dryRun(onConflict: OnConflict): DryRunStep[] {
+    return dryRun({
+      items: this.outbox.unfinished(),
+      conflicts: this.outbox.list({ state: 'conflict' }),
+      readOnlyReason: (projectId) => this.projects.readOnlyReason(projectId),
+      target: (op, projectId, targetId) => this.targets.read(op, projectId, targetId),
+      onConflict,
+    });
   }
 
   /** The first item of each project's queue that is due. */

@@ -97,6 +97,7 @@ describe('the common options', () => {
       'token-refused-minutes': '10',
       'item-retry-window-ms': '1000',
       'deadline-ms': '60000',
+      'on-conflict': 'hold',
     };
     expect(Object.keys(values).sort()).toEqual([...Object.keys(COMMON_OPTIONS), 'config'].sort());
     // routes and token-files are config file keys only.

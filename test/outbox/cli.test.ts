@@ -107,7 +107,7 @@ describe('projmirror outbox', () => {
       /^2 {2}failed {2}task\.delete {2}p_1 {2}t_1 {2}attempts=2 .*error="not_found: gone"$/,
     );
     expect(lines[2]).toMatch(
-      /^1 pending, 0 sending, 0 done, 1 failed; oldest pending queued \d+ s ago$/,
+      /^1 pending, 0 sending, 0 done, 1 failed, 0 conflict, 0 discarded; oldest pending queued \d+ s ago$/,
     );
 
     const failed = await cli('outbox', 'list', '--state', 'failed', '--json', '--db', db);

@@ -9,6 +9,7 @@ import {
   RateLimitedError,
   RemoteStatusError,
   type RemoteApi,
+  type Task,
   type WriteRequest,
   type WriteResponse,
 } from '../../src/domain/index.js';
@@ -35,6 +36,8 @@ interface StoredTask {
 /** The fake; `requests` lists every request received, in order. */
 export class FakeRemote implements Pick<RemoteApi, 'send'> {
   readonly requests: WriteRequest[] = [];
+  /** The ids of the tasks read again (get task), in order. */
+  readonly reads: string[] = [];
   readonly tasks = new Map<string, StoredTask>();
   readonly faults: Fault[] = [];
   private readonly replays = new Map<
@@ -116,7 +119,11 @@ export function asRemoteApi(fake: FakeRemote): RemoteApi {
     listProjects: unused,
     getProject: unused,
     listTasksPage: unused,
-    getTask: unused,
+    // The outbox reads a checked item's target again before sending it.
+    getTask: (taskId) => {
+      fake.reads.push(taskId);
+      return Promise.resolve((fake.tasks.get(taskId) as Task | undefined) ?? null);
+    },
     listMembers: unused,
     listResources: unused,
     listDependencies: unused,

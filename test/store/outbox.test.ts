@@ -38,6 +38,8 @@ describe('OutboxRepository', () => {
       createdAt: '2026-11-21T12:00:00.000Z',
       updatedAt: '2026-11-21T12:00:00.000Z',
       tokenLabel: null,
+      base: null,
+      conflict: null,
     });
     expect(outbox.get(999)).toBeUndefined();
     expect(outbox.list().map((item) => item.id)).toEqual([created.id, second]);
@@ -99,7 +101,7 @@ describe('OutboxRepository', () => {
   it('summarises counts by state and the oldest pending age', () => {
     const { outbox, add } = setup();
     expect(outbox.summary(NOW)).toEqual({
-      counts: { pending: 0, sending: 0, done: 0, failed: 0 },
+      counts: { pending: 0, sending: 0, done: 0, failed: 0, conflict: 0, discarded: 0 },
       oldestPendingAt: null,
       oldestPendingAgeMs: null,
     });
@@ -109,7 +111,7 @@ describe('OutboxRepository', () => {
     outbox.markDone(a, null, null, NOW);
     outbox.markFailed(c, 'x', NOW);
     expect(outbox.summary(NOW)).toEqual({
-      counts: { pending: 1, sending: 0, done: 1, failed: 1 },
+      counts: { pending: 1, sending: 0, done: 1, failed: 1, conflict: 0, discarded: 0 },
       oldestPendingAt: '2026-11-21T11:59:30.000Z',
       oldestPendingAgeMs: 30_000,
     });

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/daemon/wiring.js';
 import { zonedDay } from '../../src/domain/index.js';
 import { isoTime } from '../../src/store/database.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { REPORT_VIEW_NAMES } from '../../src/store/report-views.js';
 import { applyTimeZoneToReader, recordTimeZone } from '../../src/store/timezone.js';
 import { refreshWideViews, WIDE_VIEWS } from '../../src/store/wide-views.js';
@@ -348,8 +349,57 @@ describe('schema.pg.sql', () => {
     const meta = await client.query('SELECT key, value FROM schema_meta ORDER BY key');
     expect(meta.rows).toEqual([
       { key: 'application', value: 'projmirror' },
-      { key: 'version', value: '4' },
+      { key: 'version', value: String(SCHEMA_VERSION) },
     ]);
+  });
+
+  it("records an outbox item's base as schema.sql's trigger does, and lists conflicts alike", async () => {
+    const { db } = await reportMirror();
+    const client = await freshPostgres();
+    await copyRows(db, client);
+    const task = db
+      .prepare<[], { id: string; project_id: string }>(
+        'SELECT id, project_id FROM tasks ORDER BY id LIMIT 1',
+      )
+      .get()!;
+    const resource = db
+      .prepare<[], { id: string; project_id: string }>(
+        'SELECT id, project_id FROM resources ORDER BY id LIMIT 1',
+      )
+      .get();
+    const items: Array<[string, string, string | null, string]> = [
+      ['task.update', task.project_id, task.id, '{"status":"Done"}'],
+      ['task.update', task.project_id, task.id, '{"name":"N","progress":5,"extra":1}'],
+      ['task.set_assignees', task.project_id, task.id, '{"assigneeIds":[]}'],
+      ['task.update', task.project_id, 't_absent', '{"endDate":"2026-01-01"}'],
+      ['dependency.set', task.project_id, null, '[]'],
+      ['task.update', task.project_id, task.id, 'not json'],
+      ['task.create', task.project_id, null, '{"name":"x"}'],
+    ];
+    if (resource) items.push(['resource.update', resource.project_id, resource.id, '{"name":"R"}']);
+    const insert = 'INSERT INTO outbox (op, project_id, target_id, body, created_at) VALUES ';
+    const at = '2026-11-21T09:30:00.000Z';
+    db.prepare('DELETE FROM outbox').run();
+    for (const item of items) db.prepare(`${insert} (?, ?, ?, ?, ?)`).run(...item, at);
+    for (const item of items) await client.query(`${insert} ($1, $2, $3, $4, $5)`, [...item, at]);
+    const parse = (text: unknown) => (text === null ? null : (JSON.parse(String(text)) as unknown));
+    const sqliteBases = db.prepare('SELECT base FROM outbox ORDER BY id').pluck().all().map(parse);
+    const pgBases = (await client.query('SELECT base FROM outbox ORDER BY id')).rows.map((r) =>
+      parse(r['base']),
+    );
+    expect(sqliteBases.filter((base) => base !== null)).toHaveLength(items.length - 2);
+    expect(pgBases).toEqual(sqliteBases);
+    const conflict = JSON.stringify({
+      fields: 'status',
+      base: { status: 'NotStarted' },
+      local: { status: 'Done' },
+      remote: null,
+    });
+    const mark = `UPDATE outbox SET state = 'conflict', last_error = 'conflict: x', conflict = `;
+    db.prepare(`${mark} ? WHERE op = 'task.update'`).run(conflict);
+    await client.query(`${mark} $1 WHERE op = 'task.update'`, [conflict]);
+    await expectSameRows(db, client, ['v_outbox_conflicts'], 'json');
+    expect(sqliteRows(db, 'v_outbox_conflicts').rows.length).toBe(4);
   });
 
   it('finds the tasks SQLite full-text search finds, through the tasks_fts index', async () => {

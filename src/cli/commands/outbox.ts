@@ -1,9 +1,14 @@
-/** `projmirror outbox <action> [id]`: manage outbox items: list, retry ID, drop ID */
+/**
+ * `projmirror outbox <action> [id]`: manage outbox items: list, retry ID, drop ID, and resolve ID
+ * --keep-local|--keep-remote for an item in conflict.
+ */
 import { systemClock, UsageError } from '../../domain/index.js';
 import {
   dropOutboxItem,
   OUTBOX_STATES,
+  resolveOutboxItem,
   retryOutboxItem,
+  type Resolution,
   type OutboxItem,
   type OutboxState,
   type OutboxSummary,
@@ -15,11 +20,11 @@ import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, withStoreOptions } from '../options.js';
 
-const ACTIONS = ['list', 'retry', 'drop'] as const;
+const ACTIONS = ['list', 'retry', 'drop', 'resolve'] as const;
 
 /** What `outbox list` shows of a mirror that does not exist yet. */
 const EMPTY_SUMMARY: OutboxSummary = {
-  counts: { pending: 0, sending: 0, done: 0, failed: 0 },
+  counts: { pending: 0, sending: 0, done: 0, failed: 0, conflict: 0, discarded: 0 },
   oldestPendingAt: null,
   oldestPendingAgeMs: null,
 };
@@ -40,6 +45,8 @@ export function itemJson(item: OutboxItem): Record<string, unknown> {
     body: parseJsonColumn(item.body),
     requestBody: parseJsonColumn(item.requestBody),
     result: parseJsonColumn(item.result),
+    base: parseJsonColumn(item.base),
+    conflict: parseJsonColumn(item.conflict),
   };
 }
 
@@ -74,6 +81,16 @@ function parseId(value: unknown, action: string): number {
   return id;
 }
 
+/** The resolution `resolve` was given: exactly one of --keep-local and --keep-remote. */
+function resolutionOf(args: Record<string, unknown>): Resolution {
+  const local = args['keep-local'] === true;
+  const remote = args['keep-remote'] === true;
+  if (local === remote) {
+    throw new UsageError('outbox resolve needs exactly one of --keep-local and --keep-remote');
+  }
+  return local ? 'keep-local' : 'keep-remote';
+}
+
 function list(db: Db, args: Record<string, unknown>): void {
   const state = args['state'] as OutboxState | undefined;
   const outbox = new OutboxRepository(db);
@@ -89,16 +106,25 @@ function list(db: Db, args: Record<string, unknown>): void {
 
 export const outboxCommand: CliCommand = {
   command: 'outbox <action> [id]',
-  describe: 'manage outbox items: list, retry ID, drop ID',
+  describe: 'manage outbox items: list, retry ID, drop ID, resolve ID --keep-local|--keep-remote',
   builder: (yargs) =>
     withStoreOptions(yargs)
       .positional('action', { choices: ACTIONS, describe: 'what to do' })
-      .positional('id', { type: 'string', describe: 'the item id (retry, drop)' })
+      .positional('id', { type: 'string', describe: 'the item id (retry, drop, resolve)' })
+      .option('keep-local', {
+        type: 'boolean',
+        describe: 'resolve: send the item as queued (its base becomes the present values)',
+      })
+      .option('keep-remote', {
+        type: 'boolean',
+        describe: "resolve: keep the service's values; the item is discarded, never sent",
+      })
       .option('state', { choices: OUTBOX_STATES, describe: 'list only items in this state' })
       .option('json', { type: 'boolean', default: false, describe: 'list as one JSON array' }),
   handler: async (args) => {
     const action = String(args['action']);
     const id = action === 'list' ? 0 : parseId(args['id'], action);
+    const resolution = action === 'resolve' ? resolutionOf(args) : undefined;
     const location = mirrorLocation(args);
     const file = location.db;
     // Nothing is created for a command about a mirror that does not exist.
@@ -112,6 +138,10 @@ export const outboxCommand: CliCommand = {
     try {
       if (action === 'list') {
         list(db, args);
+      } else if (resolution !== undefined) {
+        const line = resolveOutboxItem(db, id, resolution, systemClock.now());
+        const state = resolution === 'keep-local' ? 'pending again' : 'discarded';
+        process.stdout.write(`outbox item ${id} is ${state}: ${line}\n`);
       } else if (action === 'retry') {
         retryOutboxItem(db, id, systemClock.now());
         process.stdout.write(`outbox item ${id} is pending again\n`);

@@ -1,11 +1,16 @@
 /** `projmirror push`: send every pending outbox item, retrying transient failures, then one summary line. */
 import { runningDaemonPid } from '../../daemon/daemon.js';
 import { UsageError } from '../../domain/index.js';
-import type { PushReport } from '../../outbox/index.js';
+import type { DryRunStep, PushReport } from '../../outbox/index.js';
 import type { CliCommand } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
-import { ONE_SHOT_OPTIONS, withCommonOptions, type CommonOptionName } from '../common-options.js';
+import {
+  ONE_SHOT_OPTIONS,
+  onConflictOf,
+  withCommonOptions,
+  type CommonOptionName,
+} from '../common-options.js';
 import { parseDeadline } from '../options.js';
 import { plural } from '../plural.js';
 import { openSession } from '../session.js';
@@ -37,6 +42,11 @@ export function pushProblemLine(report: PushReport): string | undefined {
       `${plural(report.failed, 'item')} failed (see projmirror outbox list --state failed)`,
     );
   }
+  if (report.conflicts > 0) {
+    parts.push(
+      `${plural(report.conflicts, 'item')} in conflict (see projmirror outbox list --state conflict; resolve with projmirror outbox resolve ID --keep-local|--keep-remote)`,
+    );
+  }
   if (report.pending > 0) parts.push(`${plural(report.pending, 'item')} left pending`);
   return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
 }
@@ -45,18 +55,35 @@ export const pushCommand: CliCommand = {
   command: 'push',
   describe: 'send every pending outbox item, retrying transient failures for a while, then exit',
   builder: (yargs) =>
-    withCommonOptions(yargs, [...ONE_SHOT_OPTIONS, ITEM_RETRY_WINDOW_FLAG]).option('json', {
-      type: 'boolean',
-      default: false,
-      describe:
-        'end with a JSON summary object on stdout instead of the summary line (logs go to stderr)',
-    }),
+    withCommonOptions(yargs, [...ONE_SHOT_OPTIONS, ITEM_RETRY_WINDOW_FLAG, 'on-conflict'])
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'end with a JSON summary object on stdout instead of the summary line (logs go to stderr)',
+      })
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'send nothing and change nothing: print what push would do with each item, in its order, and the requests it would cost against the budget left today',
+      }),
   handler: async (args) => {
     const started = Date.now();
     const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
     const deadlineMs = parseDeadline(args['deadlineMs']);
+    const onConflict = onConflictOf(args);
     const session = await openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
     const { engine, logger } = session;
+    if (args['dry-run']) {
+      try {
+        const steps = await engine.store.outbox.dryRun(onConflict);
+        process.stdout.write(dryRunText(steps, engine.quotaRemaining(), args['json'] === true));
+        return EXIT_OK;
+      } finally {
+        await session.close();
+      }
+    }
     const daemonPid = runningDaemonPid(await engine.store.state.get(STATE_KEYS.daemon));
     if (daemonPid !== undefined) {
       await session.close();
@@ -70,6 +97,7 @@ export const pushCommand: CliCommand = {
     const pusher = engine.pusher({
       maxRateLimitWaitMs: PUSH_MAX_WAIT_MS,
       itemRetryWindowMs,
+      onConflict,
     });
     const interrupt = abortOnSignals(deadlineMs, started);
     try {
@@ -83,10 +111,37 @@ export const pushCommand: CliCommand = {
       process.stdout.write(
         `${args['json'] ? JSON.stringify(summary) : pushSummaryLine(summary)}\n`,
       );
-      return report.pending === 0 ? EXIT_OK : EXIT_FAILED;
+      return report.pending === 0 && report.conflicts === 0 ? EXIT_OK : EXIT_FAILED;
     } finally {
       interrupt.dispose();
       await session.close();
     }
   },
 };
+
+/** One line of the dry run: `3  task.update  t_1  conflict: status was ...  (1 request)`. */
+export function dryRunLine(step: DryRunStep): string {
+  const what = step.detail === '' ? step.action : `${step.action}: ${step.detail}`;
+  const cost = `${step.requests} request${step.requests === 1 ? '' : 's'}`;
+  return [String(step.id), step.op, step.projectId, step.targetId ?? '-', what, `(${cost})`].join(
+    '  ',
+  );
+}
+
+/** The dry run's output: a line per item and the total, or one JSON object. */
+export function dryRunText(
+  steps: readonly DryRunStep[],
+  quotaRemaining: number | undefined,
+  json: boolean,
+): string {
+  const requests = steps.reduce((sum, step) => sum + step.requests, 0);
+  if (json)
+    return `${JSON.stringify({ items: steps, requests, quotaRemaining: quotaRemaining ?? null })}\n`;
+  const left =
+    quotaRemaining === undefined
+      ? 'the budget left today is not known yet (no request made today)'
+      : `${quotaRemaining} left today`;
+  const lines = steps.map(dryRunLine);
+  lines.push(`dry run: ${steps.length} item(s), ${requests} request(s); ${left}; nothing sent`);
+  return `${lines.join('\n')}\n`;
+}

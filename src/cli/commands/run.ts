@@ -11,7 +11,12 @@ import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../dae
 import { checkCron, checkTimeZone } from '../../daemon/schedules.js';
 import { TokenRefusalWatch } from '../../daemon/token-refusal.js';
 import type { CliCommand } from '../command.js';
-import { readCommonConfig, REMOTE_OPTIONS, withCommonOptions } from '../common-options.js';
+import {
+  onConflictOf,
+  readCommonConfig,
+  REMOTE_OPTIONS,
+  withCommonOptions,
+} from '../common-options.js';
 import { EXIT_OK, EXIT_TOKEN_REFUSED, ExitError } from '../exit.js';
 import { openSession, type Session } from '../session.js';
 import { notifySystemd, startWatchdog } from '../systemd-notify.js';
@@ -36,6 +41,7 @@ export const runCommand: CliCommand = {
       'reconcile-timezone',
       'history-retention-days',
       'token-refused-minutes',
+      'on-conflict',
     ]),
   handler: async (args) => {
     const checked = checkRunOptions(args);
@@ -57,6 +63,7 @@ export const runCommand: CliCommand = {
       reconcileCron: checked.reconcileCron,
       reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
+      onConflict: onConflictOf(args),
     });
     const stopped = waitForStop(args, logger);
     let failure: unknown;

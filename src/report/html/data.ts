@@ -1,10 +1,10 @@
 /**
  * What the HTML report shows of each project, read from the views in one snapshot: progress,
  * the daily status counts (burndown and status over time), the weekly load per member, and the
- * overdue tasks.
+ * overdue tasks; and the outbox items waiting in conflict.
  */
 import type { Db } from '../../store/database.js';
-import { readView, reportToday, type Row } from '../../store/report-views.js';
+import { readOutboxConflicts, readView, reportToday, type Row } from '../../store/report-views.js';
 
 /** Weeks of the heat map before and after today's week. */
 export const HEAT_MAP_WEEKS_AROUND_TODAY = 26;
@@ -32,6 +32,8 @@ export interface HtmlReportData {
   day: string;
   timezone: string;
   projects: ProjectPage[];
+  /** Outbox items waiting in conflict: local edits the service changed under (issue 21). */
+  conflicts: Row[];
 }
 
 /** Reads the report of every project (or `projectId`'s) in one read transaction. */
@@ -63,7 +65,7 @@ export function gatherHtmlReport(
           overdueTotal: Number(progress['overdue'] ?? 0),
         };
       });
-    return { ...today, projects };
+    return { ...today, projects, conflicts: readOutboxConflicts(db) };
   })();
 }
 

@@ -52,6 +52,7 @@ export function renderHtmlReport(data: HtmlReportData): string {
 <body>
 <h1>${escapeHtml(title)}</h1>
 <div class="meta">Today is ${escapeHtml(data.day)} (${escapeHtml(data.timezone)}). ${data.projects.length} ${data.projects.length === 1 ? 'project' : 'projects'}.</div>
+${conflictSection(data.conflicts)}
 ${sections}
 </body>
 </html>
@@ -105,4 +106,25 @@ function overdueTable(page: ProjectPage): string {
   return `<table><thead><tr><th>Task</th><th>End date</th><th>Days late</th><th>Status</th><th>Assignees</th></tr></thead><tbody>${rows.join('')}</tbody></table>${
     rest > 0 ? `<div class="note">and ${rest} more</div>` : ''
   }`;
+}
+
+/** The outbox items in conflict, each with the reason naming its fields; nothing when none. */
+function conflictSection(conflicts: readonly Row[]): string {
+  if (conflicts.length === 0) return '';
+  const rows = conflicts.map((row) => {
+    const cells = [
+      `<td class="num">${escapeHtml(String(row['id']))}</td>`,
+      `<td>${escapeHtml(String(row['op']))}</td>`,
+      `<td>${escapeHtml(String(row['project_id']))}</td>`,
+      `<td>${escapeHtml(String(row['target_id'] ?? '-'))}</td>`,
+      `<td>${escapeHtml(String(row['last_error'] ?? ''))}</td>`,
+      `<td>${escapeHtml(String(row['queued_at']))}</td>`,
+    ];
+    return `<tr>${cells.join('')}</tr>`;
+  });
+  return `<section class="conflicts">
+<h2>Outbox items in conflict (${conflicts.length})</h2>
+<p class="note">Edits queued here whose fields the service changed since: resolve each with projmirror outbox resolve ID --keep-local or --keep-remote.</p>
+<table><thead><tr><th>Item</th><th>Op</th><th>Project</th><th>Target</th><th>Conflict</th><th>Queued at</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+</section>`;
 }
