@@ -200,3 +200,24 @@ export class InconsistentReadError extends ProjmirrorError {
     this.projectId = projectId;
   }
 }
+
+/** PostgreSQL SQLSTATEs (or their classes) of a database that is away or busy, not of a bad statement. */
+const TRANSIENT_SQLSTATES = /^(08|53|57P0[123]$|57014$|40001$|40P01$|55P03$)/;
+
+/**
+ * True when `error` says the database cannot answer now (a lock held elsewhere, a lost or
+ * stalled connection, a server shutting down), so the same unit may succeed later; false for
+ * an error the same unit would meet again (a bad statement, a constraint).
+ */
+export function isTransientStoreError(error: unknown): boolean {
+  const { code, sqlState, name, message } = (error ?? {}) as Record<string, unknown>;
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+  if (typeof sqlState === 'string') return TRANSIENT_SQLSTATES.test(sqlState);
+  if (name === 'PgError') return true; // no SQLSTATE: the connection failed, not the statement
+  return (
+    typeof message === 'string' &&
+    /did not answer within|connection to PostgreSQL was lost|PostgreSQL connection is closed/.test(
+      message,
+    )
+  );
+}

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import {
   BudgetExhaustedError,
   errorLine,
+  isTransientStoreError,
   MalformedResponseError,
   RateLimitedError,
   RemoteStatusError,
@@ -252,14 +253,15 @@ export const RECORD_RETRY_MAX_MS = 5_000;
 /**
  * Records what the service answered: the edit took effect there, so the answer is kept and its
  * recording retried (with backoff, until the database answers or the pusher stops) rather than
- * lost to a database that is away; a resend would be settled by the item's key anyway.
+ * lost to a database that is away; a resend would be settled by the item's key anyway. An error
+ * the same write would meet again (not a database that is away) is not retried.
  */
 async function recorded<T>(ctx: SendContext, record: () => Promise<T>): Promise<T> {
   for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
     try {
       return await record();
     } catch (error) {
-      if (ctx.signal?.aborted) throw error;
+      if (ctx.signal?.aborted || !isTransientStoreError(error)) throw error;
       ctx.logger.warn({ err: errorLine(error), retryInMs: waitMs }, 'cannot record an answer yet');
       await ctx.clock.sleep(waitMs, ctx.signal);
     }

@@ -194,7 +194,7 @@ export class OutboxRepository {
     );
     this.followersStmt = db.prepare<[string, number, string | null, string | null], ItemRow>(
       `SELECT ${ITEM_COLUMNS} FROM outbox WHERE project_id = ? AND id > ? AND ${UNFINISHED}
-         AND (target_id = ? OR (target_id IS NULL AND ? IS NULL)) ORDER BY id`,
+         AND (target_id = ? OR (target_id IS NULL AND CAST(? AS text) IS NULL)) ORDER BY id`,
     );
     this.baseStmt = db.prepare('UPDATE outbox SET base = ? WHERE id = ?');
     this.discardStmt = db.prepare(

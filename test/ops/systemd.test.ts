@@ -58,8 +58,6 @@ describe('systemd/projmirror.service', () => {
     expect(unit).toMatch(/^NotifyAccess=all$/m);
     expect(unit).toMatch(/^ConfigurationDirectory=projmirror$/m);
     expect(unit).toMatch(/^LoadCredential=projmirror-token:\/etc\/projmirror\/token$/m);
-    expect(unit).toMatch(
-      /^ExecStart=\/usr\/bin\/projmirror run --config \/etc\/projmirror\/config\.json$/m,
-    );
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/projmirror run$/m);
   });
 });

@@ -94,9 +94,7 @@ describe('conflicts through the CLI', () => {
     expect(text.stdout).toMatch(
       new RegExp(`^${behind}  task.update .* wait: behind item ${held} in conflict`, 'm'),
     );
-    expect(text.stdout).toMatch(
-      /^dry run: 4 item\(s\), 3 request\(s\); \d+ left today; nothing sent$/m,
-    );
+    expect(text.stdout).toMatch(/^dry run: 4 items, 3 requests; \d+ left today; nothing sent$/m);
 
     const push = await cli('push', '--json');
     expect(push.code).toBe(1);
@@ -104,7 +102,7 @@ describe('conflicts through the CLI', () => {
     const said = push.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(
-      /^projmirror: push: 1 item\(s\) failed .*; 1 item\(s\) in conflict .*; 1 item\(s\) left pending$/,
+      /^projmirror: push: 1 item failed .*; 1 item in conflict .*; 1 item left pending$/,
     );
     expect(push.stderr).not.toContain(TOKEN);
     const list = await cli('outbox', 'list', '--json');

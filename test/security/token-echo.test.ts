@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../fixtures/cli.js';
+import { runCli, problemLines } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { cli } from '../outbox/in-process-cli.js';
@@ -41,7 +41,7 @@ describe('a service echoing the token', () => {
     };
     const run = await runCli(['sync', ...remote]);
     expect(run.code).toBe(1);
-    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(problemLines(run.stderr)).toHaveLength(1);
     expect(run.stderr).toContain(
       'GET listTasks of p_1 page 1: malformed response: the answer holds the token',
     );

@@ -55,7 +55,7 @@ describe('the daemon with several tokens', () => {
     );
     expect(status.projects.map((p) => p.token)).toEqual(['a', 'b', 'c', 'c']);
     const text = renderStatus(status);
-    expect(text).toMatch(/^token c \(scope account\): 2 project\(s\); quota \d+ of 5000 left/m);
+    expect(text).toMatch(/^token c \(scope account\): 2 projects; quota \d+ of 5000 left/m);
     expect(text).not.toContain('glt_');
 
     // Revoked: its realtime connection closes; p_1's events still come through c's.

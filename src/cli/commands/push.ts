@@ -142,6 +142,8 @@ export function dryRunText(
       ? 'the budget left today is not known yet (no request made today)'
       : `${quotaRemaining} left today`;
   const lines = steps.map(dryRunLine);
-  lines.push(`dry run: ${steps.length} item(s), ${requests} request(s); ${left}; nothing sent`);
+  lines.push(
+    `dry run: ${plural(steps.length, 'item')}, ${plural(requests, 'request')}; ${left}; nothing sent`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -14,6 +14,31 @@ import { parsePgTarget, sessionStatements, type PgTarget } from './target.js';
 
 /** The PostgreSQL dialect of the schema, beside `schema.sql`. */
 export const PG_SCHEMA_FILE = 'schema.pg.sql';
+/** The steps from earlier schema versions, one `-- to version N` section each. */
+export const PG_UPGRADES_FILE = 'schema.pg.upgrades.sql';
+
+/** The upgrade steps by the version they lead to, in order. */
+export function upgradeSteps(text: string): Array<{ version: number; sql: string }> {
+  const parts = text.split(/^-- to version (\d+)$/m);
+  const steps: Array<{ version: number; sql: string }> = [];
+  for (let i = 1; i < parts.length; i += 2) {
+    steps.push({ version: Number(parts[i]), sql: parts[i + 1] ?? '' });
+  }
+  return steps;
+}
+
+/**
+ * Brings a mirror at `version` to SCHEMA_VERSION, inside the caller's transaction (which holds
+ * the schema's advisory lock, so two daemons starting together upgrade it once).
+ */
+function upgrade(db: PgDatabase, version: number): void {
+  if (version >= SCHEMA_VERSION) return;
+  for (const step of upgradeSteps(readSchema(PG_UPGRADES_FILE))) {
+    if (step.version <= version || step.version > SCHEMA_VERSION) continue;
+    if (step.sql.replace(/^--.*$/gm, '').trim() !== '') db.exec(step.sql);
+  }
+  db.prepare("UPDATE schema_meta SET value = ? WHERE key = 'version'").run(String(SCHEMA_VERSION));
+}
 
 /** How to open: for reading only (report, export, status), and where the password is. */
 export interface PgOpenOptions {
@@ -90,6 +115,7 @@ function prepareSchema(db: PgDatabase, target: PgTarget): void {
     const found = meta(db, target.schema);
     if (found !== undefined) {
       checkVersion(found, target);
+      upgrade(db, Number(found.get('version')));
       return;
     }
     const tables = db

@@ -1,0 +1,122 @@
+/**
+ * A PostgreSQL mirror made by an earlier projmirror (schema version 4, its schema.pg.sql kept as
+ * a fixture) is brought to the current schema when a daemon opens it: the same outbox columns,
+ * functions, trigger and views as a fresh mirror, its rows kept, and a plain SQL insert into the
+ * outbox records its base as on a fresh mirror.
+ */
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { openMirror } from '../../src/store/open.js';
+import { startPostgres, type PgServer } from '../fixtures/postgres.js';
+
+let server: PgServer;
+
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+
+/** Runs `fn` with a client of `url` whose search path is the mirror's schema. */
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SET search_path TO projmirror');
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** What the upgrade must make equal: the outbox's columns, and the schema's functions, triggers and views. */
+async function shape(url: string): Promise<Record<string, string[]>> {
+  return withClient(url, async (client) => {
+    const list = async (sql: string) =>
+      (await client.query<{ name: string }>(sql)).rows.map((row) => row.name).sort();
+    return {
+      columns: await list(
+        `SELECT column_name || ' ' || data_type AS name FROM information_schema.columns
+         WHERE table_schema = 'projmirror' AND table_name = 'outbox'`,
+      ),
+      functions: await list(
+        `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE n.nspname = 'projmirror'`,
+      ),
+      triggers: await list(
+        `SELECT tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'projmirror' AND NOT t.tgisinternal`,
+      ),
+      views: await list(
+        `SELECT table_name AS name FROM information_schema.views WHERE table_schema = 'projmirror'`,
+      ),
+      checks: await list(
+        `SELECT pg_get_constraintdef(oid) AS name FROM pg_constraint
+         WHERE conrelid = 'projmirror.outbox'::regclass AND contype = 'c'`,
+      ),
+    };
+  });
+}
+
+/** Queues a status change of `t_1` with plain SQL; the base recorded for it. */
+async function queuedBase(url: string): Promise<unknown> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ base: string | null }>(
+      `INSERT INTO outbox (op, project_id, target_id, body)
+       VALUES ('task.update', 'p_1', 't_1', '{"status":"Done"}') RETURNING base`,
+    );
+    return JSON.parse(rows[0]!.base ?? 'null');
+  });
+}
+
+describe('a PostgreSQL mirror of schema version 4', () => {
+  it('is brought to the current schema when opened, like a fresh one, its rows kept', async () => {
+    const old = await server.database();
+    await withClient(old, async (client) => {
+      await client.query('CREATE SCHEMA projmirror');
+      await client.query('SET search_path TO projmirror');
+      await client.query(
+        readFileSync(new URL('../fixtures/schema-pg-v4.sql', import.meta.url), 'utf8'),
+      );
+      await client.query(
+        `INSERT INTO projects (id, name, data, synced_at)
+         VALUES ('p_1', 'Alpha', '{"id":"p_1","name":"Alpha"}', now())`,
+      );
+      await client.query(
+        `INSERT INTO tasks (id, project_id, name, status, progress, data, synced_at)
+         VALUES ('t_1', 'p_1', 'Pour', 'InProgress', 40,
+           '{"id":"t_1","name":"Pour","status":"InProgress","progress":40}', now())`,
+      );
+      await client.query(
+        `INSERT INTO outbox (op, project_id, target_id, body) VALUES ('task.update', 'p_1', 't_1', '{}')`,
+      );
+    });
+    const fresh = await server.database();
+    for (const url of [old, fresh]) openMirror({ db: url }, 'write').close();
+    // Opening again changes nothing more.
+    openMirror({ db: old }, 'write').close();
+
+    expect(await shape(old)).toEqual(await shape(fresh));
+    const version = await withClient(
+      old,
+      async (client) =>
+        (
+          await client.query<{ value: string }>(
+            "SELECT value FROM schema_meta WHERE key = 'version'",
+          )
+        ).rows[0]?.value,
+    );
+    expect(version).toBe(String(SCHEMA_VERSION));
+    expect(
+      await withClient(
+        old,
+        async (client) => (await client.query('SELECT op, base FROM outbox')).rows,
+      ),
+    ).toEqual([{ op: 'task.update', base: null }]);
+    expect(await queuedBase(old)).toEqual({
+      record: 'present',
+      values: { status: 'InProgress', progress: 40 },
+    });
+  }, 120_000);
+});
