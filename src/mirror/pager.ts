@@ -155,12 +155,12 @@ export class TaskPager {
       counters.pagesNotModified += 1;
       const total =
         answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
-      const written = writer.reused(page, total);
+      const written = handled(writer.reused(page, total));
       return { count: kept.rowCount, totalCount: total, notModified: true, written };
     }
     const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);
     const total = checkTotalCount(answer.totalCount, context);
-    const written = writer.received(page, answer.etag, rows, total);
+    const written = handled(writer.received(page, answer.etag, rows, total));
     return { count: rows.length, totalCount: total, notModified: false, written };
   }
 
@@ -168,4 +168,14 @@ export class TaskPager {
     const { onProgress, projectId, backfill } = this.setup;
     onProgress?.({ projectId, backfill, ...progress });
   }
+}
+
+/**
+ * `write`, marked as handled at once: it is awaited only after the next page's request, and a
+ * store failure meanwhile must not count as an unhandled rejection (which ends the process);
+ * awaiting it still throws.
+ */
+function handled<T>(write: Promise<T>): Promise<T> {
+  write.catch(() => undefined);
+  return write;
 }
