@@ -72,7 +72,9 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
     .help()
     .alias('help', 'h')
     .version(VERSION)
-    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    // On a terminal, lines fit its width (100 at most); in a pipe none is broken, so that an
+    // example can be copied (or grepped) whole.
+    .wrap(process.stdout.isTTY ? Math.min(100, process.stdout.columns ?? 100) : null)
     .fail((message, error) => {
       // yargs' own errors (YError), its config file reader's included, are usage errors.
       if (error !== undefined && error !== null && error.name !== 'YError') throw error;
