@@ -1,7 +1,7 @@
 /**
  * Health by progress, for the store: a write probe asked every `probeMs` (it waits, as writes do,
  * while another connection holds the lock or the database is away), and a judgement: unhealthy
- * while no unit has completed for `stallMs`, healthy again as soon as one does, without a restart. When the store answers again after trouble, `onBack`
+ * while no write has completed for `stallMs`, healthy again as soon as one does, without a restart. When the store answers again after trouble, `onBack`
  * is told (the daemon then passes the projects whose events it could not write).
  */
 import type { Logger } from 'pino';
@@ -39,11 +39,14 @@ export class StoreWatch {
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
   private troubled = false;
+  /** When a write probe last succeeded (ms): the measure of health. */
+  private lastWriteAt: number;
 
   constructor(options: StoreWatchOptions) {
     this.options = options;
     this.stallMs = options.stallMs ?? DEFAULT_STORE_STALL_MS;
     this.now = options.now ?? Date.now;
+    this.lastWriteAt = this.now();
   }
 
   /** Starts the probes; `stop()` ends them. */
@@ -67,11 +70,12 @@ export class StoreWatch {
   }
 
   /**
-   * Unhealthy once no unit has completed for longer than the bound (a failed unit is no
-   * progress; the probes keep an idle store's units completing every `probeMs`).
+   * Unhealthy once no write probe has completed for longer than the bound. Writes, not any unit:
+   * beside another connection holding SQLite's write lock, reads go on completing (WAL) while no
+   * write can; a failed unit is no progress either.
    */
   health(): StoreHealth {
-    const idleMs = this.now() - this.options.store.progress().lastCompletedAt;
+    const idleMs = this.now() - this.lastWriteAt;
     if (idleMs <= this.stallMs) return { ok: true };
     return { ok: false, reason: `no unit of work completed for ${Math.round(idleMs / 1000)} s` };
   }
@@ -83,6 +87,7 @@ export class StoreWatch {
     const askedAt = this.now();
     try {
       await this.options.store.health.probeWrite();
+      this.lastWriteAt = this.now();
       if (this.now() - askedAt > this.stallMs || this.troubled) {
         this.troubled = false;
         this.options.logger.info('the database answers again');

@@ -39,7 +39,7 @@ describe('the daemon beside a connection holding the SQLite write lock', () => {
 
     const holder = new Database(file);
     holder.exec('BEGIN IMMEDIATE');
-    const probes: Probe[] = [];
+    const probes: Array<Probe & { heldMs: number }> = [];
     const heldSince = Date.now();
     let changes = 0;
     while (Date.now() - heldSince < HOLD_MS) {
@@ -47,14 +47,19 @@ describe('the daemon beside a connection holding the SQLite write lock', () => {
       sim.service.updateTask(task!.id, { name: `renamed while locked ${changes}` });
       sim.service.createTask('p_2', { name: `created while locked ${changes}` });
       changes += 1;
-      probes.push(await probe(port));
+      const heldMs = Date.now() - heldSince;
+      probes.push({ ...(await probe(port)), heldMs });
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     holder.exec('COMMIT');
 
     expect(Math.max(...probes.map((p) => p.ms))).toBeLessThan(1_000);
+    // Cut off for good once the bound (10 s) and a probe's wait (5 s) have passed: every later
+    // answer is 503, reads completing meanwhile (WAL) notwithstanding.
+    const late = probes.filter((p) => p.heldMs > 16_000);
+    expect(late.length).toBeGreaterThan(10);
+    expect(late.map((p) => p.status)).toEqual(late.map(() => 503));
     const cutOff = probes.filter((p) => p.status === 503);
-    expect(cutOff.length).toBeGreaterThan(0);
     expect(cutOff[0]!.body).toMatchObject({
       ok: false,
       database: expect.stringMatching(/^no unit of work completed for \d+ s$/),
