@@ -157,7 +157,7 @@ export class MirrorWriter {
       }
       bookkeeping();
       // A field the service sent for the first time becomes a column of the wide views.
-      refreshWideViews(store.db);
+      if (store.fields.takeGrowth()) refreshWideViews(store.db);
     });
   }
 
@@ -277,7 +277,7 @@ export class MirrorWriter {
   }
 
   private context(history: boolean, tally: WriteTally): WriteContext {
-    return { at: isoTime(this.clock.now()), history, tally };
+    return { at: isoTime(this.clock.now()), history, tally, fields: this.store.fields };
   }
 }
 

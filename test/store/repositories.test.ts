@@ -12,6 +12,7 @@ function store() {
     at: '2026-11-21T00:00:00.000Z',
     history: true,
     tally: newTally(),
+    fields: mirror.fields,
   };
   mirror.projects.put({ id: 'p1', name: 'P', active: true, readOnlyReason: null }, context);
   return { db, store: mirror, context };
