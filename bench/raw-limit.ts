@@ -94,7 +94,7 @@ export const RAW_FEATURES: readonly RawFeature[] = [
         .run('p', RAW_PAGE_SIZE, page, `"e${page}"`, texts.length, 'now', encodeRows(texts)),
   },
   {
-    name: 'history',
+    name: 'history (a row a task; a backfill writes none)',
     setUp: (db) =>
       db.exec(`CREATE TABLE task_history (id INTEGER PRIMARY KEY, task_id TEXT NOT NULL,
         project_id TEXT NOT NULL, observed_at TIMESTAMP NOT NULL, field TEXT NOT NULL,

@@ -5,7 +5,6 @@
  * transaction. A new field marks the views for refresh, which the next pass commit does.
  */
 import type { Db } from './database.js';
-import type { JsonObject } from '../domain/index.js';
 
 /** A record kind of `data_fields`: the mirrored table its records live in. */
 export type FieldKind = 'projects' | 'tasks' | 'members' | 'resources' | 'dependencies';
@@ -14,6 +13,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 /** From here `JSON.stringify` writes a number with an exponent, which SQLite reads as real. */
 const EXPONENT_FROM = 1e21;
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
 
 /**
  * The kind of a JSON value as `data_fields` records it, as SQLite's `json_each` would type the
@@ -22,9 +23,13 @@ const EXPONENT_FROM = 1e21;
  */
 export function valueKind(value: unknown): string {
   switch (typeof value) {
-    case 'string':
+    case 'string': {
+      // Most text does not begin with a digit: no pattern to try.
+      const first = value.charCodeAt(0);
+      if (!(first >= DIGIT_0 && first <= DIGIT_9)) return 'text';
       if (DATE.test(value)) return 'date';
       return TIMESTAMP.test(value) ? 'timestamp' : 'text';
+    }
     case 'boolean':
       return 'boolean';
     case 'number':
@@ -40,7 +45,8 @@ export function valueKind(value: unknown): string {
 export class FieldCatalog {
   private readonly db: Db;
   private readonly insertStmt;
-  private known: Set<string> | undefined;
+  /** Record kind -> field -> value kinds. */
+  private known: Map<string, Map<string, Set<string>>> | undefined;
   private grown = false;
 
   constructor(db: Db) {
@@ -57,12 +63,15 @@ export class FieldCatalog {
    */
   note(kind: FieldKind, records: ReadonlyArray<object>, at: string): void {
     const known = (this.known ??= this.load());
+    let fields = known.get(kind);
+    if (fields === undefined) known.set(kind, (fields = new Map()));
     for (const record of records) {
-      for (const [field, value] of Object.entries(record as JsonObject)) {
-        const type = valueKind(value);
-        const key = `${kind}\u0000${field}\u0000${type}`;
-        if (known.has(key)) continue;
-        known.add(key);
+      for (const field in record) {
+        const type = valueKind((record as Record<string, unknown>)[field]);
+        let types = fields.get(field);
+        if (types === undefined) fields.set(field, (types = new Set()));
+        if (types.has(type)) continue;
+        types.add(type);
         this.insertStmt.run(kind, field, type, at);
         // New to this connection: written here, or by another connection since the load (whose
         // views this connection's next commit makes sure of too).
@@ -84,12 +93,20 @@ export class FieldCatalog {
     this.grown = true;
   }
 
-  private load(): Set<string> {
+  private load(): Map<string, Map<string, Set<string>>> {
     const rows = this.db
       .prepare<[], { kind: string; field: string; type: string }>(
         'SELECT record_kind AS kind, field, value_type AS type FROM data_fields',
       )
       .all();
-    return new Set(rows.map(({ kind, field, type }) => `${kind}\u0000${field}\u0000${type}`));
+    const known = new Map<string, Map<string, Set<string>>>();
+    for (const { kind, field, type } of rows) {
+      let fields = known.get(kind);
+      if (fields === undefined) known.set(kind, (fields = new Map()));
+      let types = fields.get(field);
+      if (types === undefined) fields.set(field, (types = new Set()));
+      types.add(type);
+    }
+    return known;
   }
 }
