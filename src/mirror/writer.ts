@@ -99,6 +99,7 @@ export class MirrorWriter {
       this.claims.fence(project.id);
       store.projects.put(project, this.context(false, tally));
       store.syncState.beginBackfill(project.id);
+      store.indexes.deferIfEmpty();
     });
   }
 
@@ -158,6 +159,7 @@ export class MirrorWriter {
       bookkeeping();
       // A field the service sent for the first time becomes a column of the wide views.
       if (store.fields.takeGrowth()) refreshWideViews(store.db);
+      store.indexes.restore();
     });
   }
 

@@ -51,6 +51,20 @@ export function rebuildDerivedObjects(db: Db): void {
   installWideViews(db);
 }
 
+let indexSql: Map<string, string> | undefined;
+
+/** The `CREATE INDEX` of `schema.sql` for the index `name` (read once a process). */
+export function schemaIndexSql(name: string): string {
+  indexSql ??= new Map(
+    schemaObjects()
+      .filter((object) => object.type === 'index')
+      .map((object) => [object.name, object.sql]),
+  );
+  const sql = indexSql.get(name);
+  if (sql === undefined) throw new Error(`schema.sql has no index ${name}`);
+  return sql;
+}
+
 /** The objects `schema.sql` creates, in its order (the FTS5 index's own tables left out). */
 function schemaObjects(): SchemaObject[] {
   const scratch = new Database(':memory:');

@@ -1,6 +1,7 @@
 /** Every repository of the mirror over one connection, with the transaction that groups them. */
 import type { Db } from './database.js';
 import { FieldCatalog } from './data-fields.js';
+import { DeferredIndexes } from './deferred-indexes.js';
 import { ProjectRecordsRepository, type RecordKind } from './project-records.js';
 import { ProjectsRepository } from './projects.js';
 import { SeenTasks } from './seen-tasks.js';
@@ -21,10 +22,13 @@ export class MirrorStore {
   readonly seenTasks: SeenTasks;
   /** The fields of `data` this connection knows, for the wide views. */
   readonly fields: FieldCatalog;
+  /** Secondary indexes a cold sync builds once, at its commit. */
+  readonly indexes: DeferredIndexes;
 
   constructor(db: Db) {
     this.db = db;
     this.fields = new FieldCatalog(db);
+    this.indexes = new DeferredIndexes(db);
     this.history = new TaskHistoryRepository(db);
     this.projects = new ProjectsRepository(db);
     this.tasks = new TasksRepository(db, this.history);

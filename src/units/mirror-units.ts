@@ -67,9 +67,13 @@ export class MirrorUnits {
     };
   }
 
-  /** A pass failed: recorded in its sync state. */
+  /** A pass failed: recorded in its sync state; indexes a cold sync deferred are built. */
   passFailed(projectId: string, error: string): void {
-    this.store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
+    const { store } = this;
+    store.transaction(() => {
+      store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
+      store.indexes.restore();
+    });
   }
 
   /** A new full read of the project begins: nothing seen yet, nothing shifted. */

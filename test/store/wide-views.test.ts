@@ -3,6 +3,7 @@ import type { Task } from '../../src/domain/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import { declaredType } from '../../src/store/wide-views.js';
 import Database from 'better-sqlite3';
+import { DEFERRED_INDEXES } from '../../src/store/deferred-indexes.js';
 import { put, setup } from '../mirror/helpers.js';
 
 function columns(db: SqliteDb, view: string): Record<string, string> {
@@ -228,5 +229,60 @@ describe('tasks_fts: full-text search over task names', () => {
     await mirror.syncAll();
     expect(search('task')).toEqual(['p1-t3']);
     db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+  });
+});
+
+describe('secondary indexes of a cold sync', () => {
+  const present = (db: SqliteDb) =>
+    db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)`)
+      .pluck()
+      .all(...DEFERRED_INDEXES)
+      .sort();
+
+  it('are built once at the commit of a backfill into an empty mirror, kept for later ones', async () => {
+    const { db, file, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    remote.seed('p2', 10);
+    const other = new Database(file, { readonly: true });
+    const during: unknown[] = [];
+    remote.beforePage = async (projectId, page) => {
+      if (page !== 2) return;
+      const names = other
+        .prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)`)
+        .pluck()
+        .get(...DEFERRED_INDEXES);
+      const open = other
+        .prepare(`SELECT count(*) FROM tasks WHERE project_id = ? AND status IS NOT 'Done'`)
+        .pluck()
+        .get(projectId);
+      during.push([projectId, names, open]);
+    };
+    await mirror.syncProject('p1');
+    expect(during).toEqual([['p1', 0, expect.any(Number)]]);
+    expect(present(db)).toEqual([...DEFERRED_INDEXES].sort());
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE project_id = 'p1'`)
+      .all();
+    expect(JSON.stringify(plan)).toContain('tasks_by_project');
+    // A second project's backfill finds tasks in the mirror: nothing dropped.
+    remote.beforePage = async () => {
+      expect(present(other)).toEqual([...DEFERRED_INDEXES].sort());
+    };
+    await mirror.syncProject('p2');
+    other.close();
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+
+  it('are built when the backfill that deferred them fails', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    remote.beforePage = async (_projectId, page) => {
+      if (page === 2) throw new Error('the service fell over');
+    };
+    const result = await mirror.syncProject('p1');
+    expect(result.ok).toBe(false);
+    expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(500);
+    expect(present(db)).toEqual([...DEFERRED_INDEXES].sort());
   });
 });
