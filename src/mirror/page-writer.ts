@@ -4,13 +4,6 @@ import type { MirrorStore } from '../store/mirror-store.js';
 import type { MirrorPort } from '../store/port.js';
 import { decodeRows, type KeptPage } from '../store/task-pages.js';
 
-/** A task read twice within one full read: the collection moved under the pass. */
-export class RepeatedTaskError extends Error {
-  constructor(taskId: string) {
-    super(`task ${taskId} appeared twice`);
-  }
-}
-
 /** The rows of a kept page, each parsed from its own text, with that text. */
 export function keptRows(kept: KeptPage): Array<[Task, string]> {
   return decodeRows(kept.rows).map((text) => [JSON.parse(text) as Task, text]);

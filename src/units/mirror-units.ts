@@ -15,7 +15,7 @@ import type {
 import { MirrorWriter } from '../mirror/writer.js';
 import type { PassGuard } from '../mirror/guard.js';
 import { survey } from '../mirror/commit.js';
-import { RepeatedTaskError, keptPage, keptRows } from '../mirror/page-writer.js';
+import { keptPage, keptRows } from '../mirror/page-writer.js';
 import type { ApplyOutcome } from '../mirror/types.js';
 import { isoTime } from '../store/database.js';
 import type { Db } from '../store/db.js';
@@ -101,37 +101,19 @@ export class MirrorUnits {
 
   /**
    * A page read by a backfill (`rows`) or answered 304 (`rows` undefined: its kept copy), kept
-   * and applied in one transaction; returns the id of a task seen twice in the read, if any.
+   * and applied in one transaction; returns the problem when a task of it was seen before.
    */
   backfillPage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
     rows: Task[] | undefined,
   ): string | undefined {
-    const { store } = this;
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
     const pairs: Array<[Task, string]> = fresh
       ? rows.map((row) => [row, JSON.stringify(row)])
-      : keptRows(keptPage(store, projectId, page.pageSize, page.page));
-    const markSeen = (taskIds: readonly string[]) => {
-      const repeated = store.seenTasks.markAll(projectId, taskIds);
-      if (repeated !== undefined) throw new RepeatedTaskError(repeated);
-    };
-    try {
-      this.writer.backfillPage(projectId, pairs, { fresh, tally, markSeen }, () => {
-        if (fresh) {
-          const texts = pairs.map(([, text]) => text);
-          const at = isoTime(this.clock.now());
-          store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
-        }
-        store.syncState.backfillProgress(projectId, page.page, page.totalCount);
-      });
-    } catch (error) {
-      if (error instanceof RepeatedTaskError) return error.message;
-      throw error;
-    }
-    return undefined;
+      : keptRows(keptPage(this.store, projectId, page.pageSize, page.page));
+    return this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
   }
 
   /** A page read by a later pass: only kept, for the commit. */
@@ -157,16 +139,7 @@ export class MirrorUnits {
     if (!plan.backfill) store.seenTasks.clear(plan.projectId);
     const found = survey(store, plan);
     if (typeof found === 'string') return found;
-    this.writer.commitPass(plan, found, tally, () => {
-      store.taskPages.prune(plan.projectId, plan.pageSize, plan.lastPage);
-      store.syncState.passCompleted(plan.projectId, {
-        at: isoTime(this.clock.now()),
-        pagesRead: plan.lastPage,
-        totalCount: plan.totalCount,
-        projectEtag: plan.projectEtag,
-        changed: tally.rows > 0,
-      });
-    });
+    this.writer.commitPass(plan, found, tally);
     return undefined;
   }
 
