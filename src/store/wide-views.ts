@@ -71,12 +71,17 @@ const VALUE_TYPE_SQL = `CASE j.type
  * of every row it writes from then on, `data-fields.ts`) and creates the views.
  */
 export function installWideViews(db: Db): void {
+  noteHeldFields(db);
+  refreshWideViews(db);
+}
+
+/** Notes in `data_fields` every field and kind of value in the `data` of the rows held. */
+export function noteHeldFields(db: Db): void {
   for (const [kind, { table }] of Object.entries(WIDE_VIEWS)) {
     db.exec(`INSERT OR IGNORE INTO data_fields
   SELECT '${kind}', j.key, ${VALUE_TYPE_SQL}, min(t.synced_at)
   FROM ${table} t, json_each(t.data) j GROUP BY 2, 3`);
   }
-  refreshWideViews(db);
 }
 
 /**
