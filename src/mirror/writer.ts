@@ -25,6 +25,7 @@ import {
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { RecordKind } from '../store/project-records.js';
+import type { StoredTask } from '../store/tasks.js';
 import { sameJson } from '../store/values.js';
 import { refreshWideViews } from '../store/wide-views.js';
 import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
@@ -241,7 +242,7 @@ export class MirrorWriter {
         const held = this.store.tasks.find(change.taskId);
         if (held === undefined || held.projectId !== change.projectId) return false;
         const task = { ...(JSON.parse(held.data) as Task), assigneeIds: [...change.assigneeIds] };
-        return this.putTask(change.projectId, task, context, route);
+        return this.putTask(change.projectId, task, context, route, held);
       }
     }
   }
@@ -253,26 +254,30 @@ export class MirrorWriter {
     return this.store.projects.put(project, context);
   }
 
-  /** Writes a task unless the mirror holds a later version of it (by the service's `updatedAt`). */
+  /**
+   * Writes a task unless the mirror holds a later version of it (by the service's `updatedAt`),
+   * reading the mirror's copy once (`found`: already read by the caller).
+   */
   private putTask(
     projectId: string,
     record: unknown,
     context: WriteContext,
     route: RemoteContext,
+    found?: StoredTask,
   ): boolean {
     const task = checkTask(record, route, 'record');
     const owner = task['projectId'];
     if (owner !== undefined && owner !== projectId) {
       throw new MalformedResponseError(route, `task ${task.id} of project ${String(owner)}`);
     }
-    const held = this.store.tasks.find(task.id);
+    const held = found ?? this.store.tasks.find(task.id);
     const guard = this.guards.get(projectId);
     if (guard) {
       guard.tasks.add(task.id);
       if (held === undefined) guard.shifted = true;
     }
     if (isNewer(held?.updatedAt, task.updatedAt)) return false;
-    return this.store.tasks.put(projectId, task, JSON.stringify(task), context);
+    return this.store.tasks.putRead(held, projectId, task, JSON.stringify(task), context);
   }
 
   private removeTask(projectId: string, taskId: string, context: WriteContext): boolean {

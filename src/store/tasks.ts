@@ -127,8 +127,19 @@ export class TasksRepository {
    * exact text; records its creation or the tracked fields that changed. True when it wrote.
    */
   put(projectId: string, task: Task, data: string, context: WriteContext): boolean {
+    return this.putRead(this.find(task.id), projectId, task, data, context);
+  }
+
+  /** `put` over `held`, the mirror's copy the caller has just read (`find`): read once. */
+  putRead(
+    held: StoredTask | undefined,
+    projectId: string,
+    task: Task,
+    data: string,
+    context: WriteContext,
+  ): boolean {
     context.fields.note('tasks', [task], context.at);
-    return this.putOver(this.findStmt.get(task.id), projectId, task, data, context);
+    return this.putOver(held, projectId, task, data, context);
   }
 
   /**
