@@ -21,7 +21,7 @@ import { isoTime } from '../store/database.js';
 import type { Db } from '../store/db.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { newTally, type WriteTally } from '../store/write-context.js';
-import type { CommitRequest, KeptHead, PassStart } from '../store/port.js';
+import type { CommitRequest, KeptHead, PageRows, PassStart } from '../store/port.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
 interface PassInFlight {
@@ -106,12 +106,12 @@ export class MirrorUnits {
   backfillPage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
-    rows: Task[] | undefined,
+    rows: PageRows | undefined,
   ): string | undefined {
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
     const pairs: Array<[Task, string]> = fresh
-      ? rows.map((row) => [row, JSON.stringify(row)])
+      ? rows.tasks.map((task, index) => [task, rows.texts[index]!])
       : keptRows(keptPage(this.store, projectId, page.pageSize, page.page));
     return this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
   }
@@ -120,11 +120,10 @@ export class MirrorUnits {
   stagePage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined },
-    rows: Task[],
+    rows: PageRows,
   ): void {
-    const texts = rows.map((row) => JSON.stringify(row));
     const at = isoTime(this.clock.now());
-    this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
+    this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, rows.texts, at);
   }
 
   /**
