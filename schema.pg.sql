@@ -226,9 +226,9 @@ CREATE TABLE data_fields (
   PRIMARY KEY (record_kind, field, value_type)
 );
 
--- The schema's identity: application 'projmirror', version '5' (the same SCHEMA_VERSION as the SQLite mirror).
+-- The schema's identity: application 'projmirror', version '6' (the same SCHEMA_VERSION as the SQLite mirror).
 CREATE TABLE schema_meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '5');
+INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '6');
 -- The daemons sharing this database, one row each, renewed by its heartbeat and removed when it stops.
 CREATE TABLE daemons (
   id           text PRIMARY KEY,          -- host, pid and a random suffix

@@ -86,3 +86,7 @@ SELECT
   o.created_at                          AS queued_at
 FROM outbox o
 WHERE o.state = 'conflict' AND o.conflict IS NOT NULL;
+
+-- to version 6
+-- (SQLite's field discovery moved from per-row triggers into the writer; PostgreSQL keeps its
+-- note_data_fields trigger beside the writer's notes, both ignoring duplicates: nothing to do.)

@@ -233,20 +233,54 @@ CREATE TABLE data_fields (
 
 -- Full-text search over task names (FTS5; query with `tasks_fts MATCH 'word'`, join tasks on
 -- rowid). It indexes the `name` column of `tasks` in place (external content: no copy of the
--- names), kept in step by triggers inside the transactions that write the tasks.
+-- names), kept in step by triggers inside the transactions that write the tasks. The tasks of a
+-- project whose first full pass (its backfill) has not completed are left out, and indexed in
+-- one statement when it completes: a backfill's rows are found once the backfill is done, and
+-- it costs one bulk insert instead of one per row.
 CREATE VIRTUAL TABLE tasks_fts USING fts5(
   name, content = 'tasks', content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER tasks_fts_after_insert AFTER INSERT ON tasks BEGIN
+CREATE TRIGGER tasks_fts_after_insert AFTER INSERT ON tasks
+WHEN NOT EXISTS (
+  SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done'
+) BEGIN
   INSERT INTO tasks_fts (rowid, name) VALUES (new.rowid, new.name);
 END;
-CREATE TRIGGER tasks_fts_after_delete AFTER DELETE ON tasks BEGIN
+CREATE TRIGGER tasks_fts_after_delete AFTER DELETE ON tasks
+WHEN NOT EXISTS (
+  SELECT 1 FROM sync_state s WHERE s.project_id = old.project_id AND s.backfill <> 'done'
+) BEGIN
   INSERT INTO tasks_fts (tasks_fts, rowid, name) VALUES ('delete', old.rowid, old.name);
 END;
-CREATE TRIGGER tasks_fts_after_update AFTER UPDATE OF name ON tasks
-WHEN new.name IS NOT old.name BEGIN
-  INSERT INTO tasks_fts (tasks_fts, rowid, name) VALUES ('delete', old.rowid, old.name);
-  INSERT INTO tasks_fts (rowid, name) VALUES (new.rowid, new.name);
+CREATE TRIGGER tasks_fts_after_update AFTER UPDATE OF name, project_id ON tasks
+WHEN new.name IS NOT old.name OR new.project_id IS NOT old.project_id BEGIN
+  INSERT INTO tasks_fts (tasks_fts, rowid, name) SELECT 'delete', old.rowid, old.name
+  WHERE NOT EXISTS (
+    SELECT 1 FROM sync_state s WHERE s.project_id = old.project_id AND s.backfill <> 'done'
+  );
+  INSERT INTO tasks_fts (rowid, name) SELECT new.rowid, new.name
+  WHERE NOT EXISTS (
+    SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done'
+  );
+END;
+-- A project's backfill completes (or its state comes or goes): its tasks join or leave the index.
+CREATE TRIGGER tasks_fts_backfill_done AFTER UPDATE OF backfill ON sync_state
+WHEN old.backfill <> 'done' AND new.backfill = 'done' BEGIN
+  INSERT INTO tasks_fts (rowid, name) SELECT rowid, name FROM tasks WHERE project_id = new.project_id;
+END;
+CREATE TRIGGER tasks_fts_backfill_undone AFTER UPDATE OF backfill ON sync_state
+WHEN old.backfill = 'done' AND new.backfill <> 'done' BEGIN
+  INSERT INTO tasks_fts (tasks_fts, rowid, name)
+  SELECT 'delete', rowid, name FROM tasks WHERE project_id = new.project_id;
+END;
+CREATE TRIGGER tasks_fts_backfill_begun AFTER INSERT ON sync_state
+WHEN new.backfill <> 'done' BEGIN
+  INSERT INTO tasks_fts (tasks_fts, rowid, name)
+  SELECT 'delete', rowid, name FROM tasks WHERE project_id = new.project_id;
+END;
+CREATE TRIGGER tasks_fts_backfill_dropped AFTER DELETE ON sync_state
+WHEN old.backfill <> 'done' BEGIN
+  INSERT INTO tasks_fts (rowid, name) SELECT rowid, name FROM tasks WHERE project_id = old.project_id;
 END;
 
 -- Reporting views and their indexes, for BI tools and hand-written SQL (docs/schema.md).

@@ -6,12 +6,14 @@
 import type { ProjectSyncResult, SyncReport } from '../src/mirror/index.js';
 import { duration, num, type Figure } from './figure.js';
 import { benchEngine, since, spawnSimulator, tempMirror, type TempMirror } from './harness.js';
-import { fetchPages, rawInsertRate } from './raw-limit.js';
+import { featureCosts, fetchPages, rawInsertMs } from './raw-limit.js';
 
 /** Tasks in the project (issue 6, benchmark 1). */
 export const COLD_SYNC_TASKS = 100_000;
-/** Share of the raw limit the cold sync must reach. */
-export const COLD_SYNC_TARGET_RATIO = 0.6;
+/** Share of the raw limit the cold sync must reach: it costs at most twice as much (issue 20). */
+export const COLD_SYNC_TARGET_RATIO = 0.5;
+/** Tasks a second the cold sync must reach on the benchmark machine (issue 20). */
+export const COLD_SYNC_TARGET_RATE = 60_000;
 const PROJECT_ID = 'p_1';
 
 /** A timed pass of the project. */
@@ -33,7 +35,7 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
   const mirrors: TempMirror[] = [];
   try {
     const pages = await fetchPages(sim.baseUrl, sim.token, PROJECT_ID, tasks);
-    const rawBefore = rawInsertRate(PROJECT_ID, pages);
+    const rawBefore = rawInsertMs(PROJECT_ID, pages);
     let cold: Pass | undefined;
     let warm: { pass: Pass; untouched: boolean; held: number } | undefined;
     for (let run = 0; run < COLD_SYNC_RUNS; run += 1) {
@@ -49,9 +51,11 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
       warm = { pass: second, untouched: tasksStamp(mirror.db) === before, held };
       await engine.close();
     }
-    const raw = Math.max(rawBefore, rawInsertRate(PROJECT_ID, pages));
+    const rawMs = Math.min(rawBefore, rawInsertMs(PROJECT_ID, pages));
+    const costs = featureCosts(PROJECT_ID, pages, rawMs);
     return [
-      coldFigure(cold!, warm!.held, tasks, raw),
+      coldFigure(cold!, warm!.held, tasks, tasks / (rawMs / 1_000)),
+      featureFigure(costs, rawMs),
       warmFigure(warm!.pass, cold!, warm!.untouched),
     ];
   } finally {
@@ -86,10 +90,25 @@ function coldFigure(cold: Pass, held: number, tasks: number, raw: number): Figur
     id: '1',
     title: `Cold sync, ${num(tasks)} tasks, loopback, limits off`,
     value: `${num(rate)} tasks/s (best of ${COLD_SYNC_RUNS}: ${duration(cold.ms)}, ${cold.report.requests} requests)`,
-    baseline: `raw limit ${num(raw)} tasks/s (JSON.parse + plain insert loop): ratio ${num(ratio, 2)}`,
-    target: `ratio >= ${COLD_SYNC_TARGET_RATIO}`,
-    met: complete && ratio >= COLD_SYNC_TARGET_RATIO,
+    baseline: `raw limit ${num(raw)} tasks/s (JSON.parse + plain inserts, primary keys only): ratio ${num(ratio, 2)}`,
+    target: `ratio >= ${COLD_SYNC_TARGET_RATIO} and >= ${num(COLD_SYNC_TARGET_RATE)} tasks/s`,
+    met: complete && ratio >= COLD_SYNC_TARGET_RATIO && rate >= COLD_SYNC_TARGET_RATE,
     ...(complete ? {} : { note: `the mirror holds ${held} of ${tasks} tasks` }),
+  };
+}
+
+/** What each of the mirror's features adds to the raw limit, measured in the same run. */
+function featureFigure(costs: ReadonlyArray<{ name: string; ms: number }>, rawMs: number): Figure {
+  // Below the raw loop's best: the difference is within the noise of a shared machine.
+  const cost = ({ name, ms }: { name: string; ms: number }) =>
+    ms <= 0 ? `${name} within noise` : `${name} +${duration(ms)} (+${num((100 * ms) / rawMs)}%)`;
+  return {
+    id: '1b',
+    title: 'Cost of each feature over the raw limit, cold sync of the same pages',
+    value: costs.map(cost).join(', '),
+    baseline: `raw limit ${duration(rawMs)}, each feature added alone as the mirror does it`,
+    target: 'none (informative)',
+    met: true,
   };
 }
 

@@ -1,11 +1,20 @@
 /**
  * The raw limit of a cold sync: the same page bodies the simulator serves, fetched beforehand, then
- * `JSON.parse` of each page and a plain better-sqlite3 insert loop into the same schema (task rows
- * with their typed columns and JSON text, and their assignee rows), one transaction per page.
- * Nothing else: no HTTP, no ETags, no kept pages, no validation.
+ * `JSON.parse` of each page and a plain better-sqlite3 insert loop into plain tables with the
+ * mirror's columns and primary keys only (no trigger, no secondary index, no full-text index),
+ * one transaction per page. Nothing else: no HTTP, no ETags, no validation. Beside it, the same
+ * loop with one of the mirror's features added at a time, done as the mirror does it, so that
+ * each feature's cost reads as the difference.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Task } from '../src/domain/index.js';
-import { since, tempMirror } from './harness.js';
+import { FieldCatalog } from '../src/store/data-fields.js';
+import type { SqliteDb as Db } from '../src/store/database.js';
+import { encodeRows } from '../src/store/task-pages.js';
+import { since } from './harness.js';
 
 /** Rows per page, as the mirror asks for them. */
 export const RAW_PAGE_SIZE = 500;
@@ -28,24 +37,113 @@ export async function fetchPages(
   return pages;
 }
 
-/** Parses and inserts `pages` into a fresh mirror; resolves to the tasks per second. */
-export function rawInsertRate(projectId: string, pages: readonly string[]): number {
-  const mirror = tempMirror();
+/** The mirror's task tables with their columns and primary keys, nothing more. */
+const PLAIN_TABLES = `
+CREATE TABLE tasks (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT, start_date DATE, end_date DATE,
+  status TEXT, progress REAL, updated_at TIMESTAMP, data TEXT NOT NULL, synced_at TIMESTAMP NOT NULL
+);
+CREATE TABLE task_assignees (
+  task_id TEXT NOT NULL, member_id TEXT NOT NULL, PRIMARY KEY (task_id, member_id)
+) WITHOUT ROWID;`;
+
+/** The tasks' secondary indexes of schema.sql (a cold sync builds them at its commit). */
+function createSecondaryIndexes(db: Db): void {
+  db.exec(`CREATE INDEX tasks_by_project ON tasks (project_id, status);
+    CREATE INDEX task_assignees_by_member ON task_assignees (member_id);
+    CREATE INDEX tasks_open_by_end_date ON tasks (end_date) WHERE status IS NOT 'Done'`);
+}
+
+/** One of the mirror's features, added to the raw loop as the mirror does it. */
+interface RawFeature {
+  name: string;
+  /** Runs once before the load (DDL). */
+  setUp?(db: Db): void;
+  /** Runs inside each page's transaction, after its rows. */
+  page?(db: Db, rows: readonly Task[], texts: readonly string[], page: number): void;
+  /** Runs once after the load (a backfill's end). */
+  finish?(db: Db): void;
+}
+
+/** The features whose costs benchmark 1 shows, each as the mirror does it on a cold sync. */
+export const RAW_FEATURES: readonly RawFeature[] = [
+  {
+    name: 'FTS',
+    setUp: (db) =>
+      db.exec(`CREATE VIRTUAL TABLE tasks_fts USING fts5(name, content = 'tasks',
+        content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2')`),
+    finish: (db) => db.exec(`INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild')`),
+  },
+  (() => {
+    let catalog: FieldCatalog | undefined;
+    return {
+      name: 'field discovery',
+      setUp: (db: Db) => {
+        db.exec(`CREATE TABLE data_fields (record_kind TEXT NOT NULL, field TEXT NOT NULL,
+          value_type TEXT NOT NULL, first_seen_at TIMESTAMP NOT NULL,
+          PRIMARY KEY (record_kind, field, value_type)) WITHOUT ROWID`);
+        catalog = new FieldCatalog(db);
+      },
+      page: (_db: Db, rows: readonly Task[]) => {
+        catalog?.note('tasks', rows, new Date().toISOString());
+      },
+    };
+  })(),
+  {
+    name: 'kept pages',
+    setUp: (db) =>
+      db.exec(`CREATE TABLE task_pages (project_id TEXT NOT NULL, page_size INTEGER NOT NULL,
+        page INTEGER NOT NULL, etag TEXT, row_count INTEGER NOT NULL, read_at TIMESTAMP NOT NULL,
+        rows TEXT NOT NULL, PRIMARY KEY (project_id, page_size, page)) WITHOUT ROWID`),
+    page: (db, _rows, texts, page) =>
+      db
+        .prepare('INSERT INTO task_pages VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run('p', RAW_PAGE_SIZE, page, `"e${page}"`, texts.length, 'now', encodeRows(texts)),
+  },
+  {
+    name: 'history (a row a task; a backfill writes none)',
+    setUp: (db) =>
+      db.exec(`CREATE TABLE task_history (id INTEGER PRIMARY KEY, task_id TEXT NOT NULL,
+        project_id TEXT NOT NULL, observed_at TIMESTAMP NOT NULL, field TEXT NOT NULL,
+        old_value TEXT, new_value TEXT)`),
+    page: (db, rows) => {
+      const insert = db.prepare(
+        `INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
+         VALUES (?, 'p', 'now', 'created', NULL, ?)`,
+      );
+      for (const task of rows) insert.run(task.id, task.name ?? null);
+    },
+  },
+  {
+    name: 'secondary indexes (built after the load)',
+    finish: createSecondaryIndexes,
+  },
+  {
+    name: 'secondary indexes (kept through the inserts: not done on a cold sync)',
+    setUp: createSecondaryIndexes,
+  },
+];
+
+/**
+ * Parses and inserts `pages` into fresh plain tables, with `feature` added if given; resolves
+ * to the milliseconds it took (parse, inserts and the feature's work, not the DDL).
+ */
+export function rawInsertMs(projectId: string, pages: readonly string[], feature?: RawFeature) {
+  const dir = mkdtempSync(join(tmpdir(), 'projmirror-raw-'));
+  const db = new Database(join(dir, 'raw.sqlite')) as Db;
   try {
-    const { db } = mirror;
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(PLAIN_TABLES);
+    feature?.setUp?.(db);
     const at = new Date().toISOString();
-    db.prepare(
-      'INSERT INTO projects (id, name, active, data, synced_at) VALUES (?, ?, 1, ?, ?)',
-    ).run(projectId, projectId, '{}', at);
-    const insertTask = db.prepare(
-      `INSERT INTO tasks (id, project_id, name, start_date, end_date, status, progress,
-         updated_at, data, synced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertAssignee = db.prepare(
-      'INSERT INTO task_assignees (task_id, member_id) VALUES (?, ?)',
-    );
-    const writePage = db.transaction((rows: Task[]) => {
+    const insertTask = db.prepare(`INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insertAssignee = db.prepare('INSERT INTO task_assignees VALUES (?, ?)');
+    const writePage = db.transaction((rows: Task[], page: number) => {
+      const texts: string[] = [];
       for (const task of rows) {
+        const text = JSON.stringify(task);
+        texts.push(text);
         insertTask.run(
           task.id,
           projectId,
@@ -55,21 +153,35 @@ export function rawInsertRate(projectId: string, pages: readonly string[]): numb
           task.status,
           task.progress,
           task.updatedAt ?? null,
-          JSON.stringify(task),
+          text,
           at,
         );
         for (const member of task.assigneeIds ?? []) insertAssignee.run(task.id, member);
       }
+      feature?.page?.(db, rows, texts, page);
     });
     const start = performance.now();
-    let tasks = 0;
-    for (const text of pages) {
-      const rows = JSON.parse(text) as Task[];
-      writePage(rows);
-      tasks += rows.length;
-    }
-    return tasks / (since(start) / 1_000);
+    pages.forEach((text, index) => writePage(JSON.parse(text) as Task[], index + 1));
+    if (feature?.finish) db.transaction(() => feature.finish?.(db))();
+    return since(start);
   } finally {
-    mirror.dispose();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What each feature adds to the raw loop, in milliseconds (best of `runs` each). */
+export function featureCosts(
+  projectId: string,
+  pages: readonly string[],
+  rawMs: number,
+  runs = 2,
+): Array<{ name: string; ms: number }> {
+  return RAW_FEATURES.map((feature) => {
+    let best = Infinity;
+    for (let run = 0; run < runs; run += 1) {
+      best = Math.min(best, rawInsertMs(projectId, pages, feature));
+    }
+    return { name: feature.name, ms: best - rawMs };
+  });
 }

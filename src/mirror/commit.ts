@@ -9,7 +9,7 @@ import type { MirrorStore } from '../store/mirror-store.js';
 import type { CommitRequest } from '../store/port.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { PassGuard } from './guard.js';
-import { keptPage, keptRows, RepeatedTaskError } from './page-writer.js';
+import { keptPage, keptRows } from './page-writer.js';
 
 /** The members, resources and dependencies a pass read. */
 export type ProjectLists = Record<RecordKind, IdentifiedRecord[]>;
@@ -31,26 +31,22 @@ export interface Survey {
 export function survey(store: MirrorStore, plan: CommitPlan): Survey | string {
   const { projectId, pageSize, guard } = plan;
   const changedPages: number[] = [];
-  try {
-    // The attempt cleared the tasks seen before it read: only the survey marks them here.
-    for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
-      const changed = store.snapshot(() => {
-        const rows = keptRows(keptPage(store, projectId, pageSize, page));
-        const repeated = store.seenTasks.markAll(
-          projectId,
-          rows.map(([task]) => task.id),
-        );
-        if (repeated !== undefined) throw new RepeatedTaskError(repeated);
-        const unguarded = rows
-          .filter(([task]) => !guard.tasks.has(task.id))
-          .map(([task, text]) => [task.id, text] as const);
-        return store.tasks.anyDiffers(projectId, unguarded);
-      });
-      if (changed) changedPages.push(page);
-    }
-  } catch (error) {
-    if (error instanceof RepeatedTaskError) return error.message;
-    throw error;
+  // The attempt cleared the tasks seen before it read: only the survey marks them here.
+  for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
+    const found = store.snapshot(() => {
+      const rows = keptRows(keptPage(store, projectId, pageSize, page));
+      const repeated = store.seenTasks.markAll(
+        projectId,
+        rows.map(([task]) => task.id),
+      );
+      if (repeated !== undefined) return `task ${repeated} appeared twice`;
+      const unguarded = rows
+        .filter(([task]) => !guard.tasks.has(task.id))
+        .map(([task, text]) => [task.id, text] as const);
+      return store.tasks.anyDiffers(projectId, unguarded);
+    });
+    if (typeof found === 'string') return found;
+    if (found) changedPages.push(page);
   }
   return { changedPages, unseen: countUnseen(store, plan, changedPages.length === 0) };
 }

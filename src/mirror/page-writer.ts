@@ -1,15 +1,8 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
 import { StoreError, type Task } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
-import type { MirrorPort } from '../store/port.js';
+import type { MirrorPort, PageRows } from '../store/port.js';
 import { decodeRows, type KeptPage } from '../store/task-pages.js';
-
-/** A task read twice within one full read: the collection moved under the pass. */
-export class RepeatedTaskError extends Error {
-  constructor(taskId: string) {
-    super(`task ${taskId} appeared twice`);
-  }
-}
 
 /** The rows of a kept page, each parsed from its own text, with that text. */
 export function keptRows(kept: KeptPage): Array<[Task, string]> {
@@ -44,6 +37,11 @@ export interface PageWriter {
   reused(page: number, totalCount: number | undefined): Promise<string | undefined>;
 }
 
+/** A page's tasks with their JSON texts, as the store keeps and writes them. */
+function withTexts(tasks: Task[]): PageRows {
+  return { tasks, texts: tasks.map((task) => JSON.stringify(task)) };
+}
+
 /** Where the pages of one project's pass go. */
 export interface PageTarget {
   mirror: MirrorPort;
@@ -61,7 +59,7 @@ export class StagingWriter implements PageWriter {
 
   async received(page: number, etag: string | undefined, rows: Task[]): Promise<undefined> {
     const { mirror, projectId, pageSize } = this.target;
-    await mirror.stagePage(projectId, { pageSize, page, etag }, rows);
+    await mirror.stagePage(projectId, { pageSize, page, etag }, withTexts(rows));
     return undefined;
   }
 
@@ -88,7 +86,7 @@ export class BackfillWriter implements PageWriter {
     totalCount: number,
   ): Promise<string | undefined> {
     const { mirror, projectId, pageSize } = this.target;
-    return mirror.backfillPage(projectId, { pageSize, page, etag, totalCount }, rows);
+    return mirror.backfillPage(projectId, { pageSize, page, etag, totalCount }, withTexts(rows));
   }
 
   reused(page: number, totalCount: number | undefined): Promise<string | undefined> {

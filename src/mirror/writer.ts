@@ -25,6 +25,7 @@ import {
 import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { RecordKind } from '../store/project-records.js';
+import type { StoredTask } from '../store/tasks.js';
 import { sameJson } from '../store/values.js';
 import { refreshWideViews } from '../store/wide-views.js';
 import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
@@ -33,6 +34,17 @@ import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
 import { keptPage, keptRows } from './page-writer.js';
 import type { ApplyOutcome } from './types.js';
+
+/** Where a backfill page sits in the read, and whether its rows were just received. */
+export interface BackfillPage {
+  pageSize: number;
+  page: number;
+  etag: string | undefined;
+  /** `X-Total-Count` with the page; null keeps the one recorded. */
+  totalCount: number | null;
+  /** True for rows just received (kept, most of them new); false for a 304's kept rows. */
+  fresh: boolean;
+}
 
 /** The table of each per-project list. */
 const LIST_TABLE: Readonly<Record<ListType, RecordKind>> = {
@@ -99,44 +111,50 @@ export class MirrorWriter {
       this.claims.fence(project.id);
       store.projects.put(project, this.context(false, tally));
       store.syncState.beginBackfill(project.id);
+      store.indexes.deferIfEmpty();
     });
   }
 
   /**
-   * One page of a backfill, in one transaction with `bookkeeping` (the kept page, the progress):
-   * each row is noted as seen (a second sighting throws, see `markSeen`) and written unless a
-   * write during the pass holds a later copy. `fresh` rows were just received: most are new.
+   * One page of a backfill in one transaction: each row noted as seen, the page kept (`fresh`
+   * rows, just received; a 304's rows are its kept copy already) with the backfill's progress,
+   * and each row written unless a write during the pass holds a later copy. Returns the id of a
+   * task seen before in this read, if any, and then writes nothing but what marked it.
    */
   backfillPage(
     projectId: string,
     rows: ReadonlyArray<readonly [Task, string]>,
-    options: {
-      fresh: boolean;
-      tally: WriteTally;
-      markSeen: (taskIds: readonly string[]) => void;
-    },
-    bookkeeping: () => void,
-  ): void {
+    page: BackfillPage,
+    tally: WriteTally,
+  ): string | undefined {
     const { store } = this;
     const guard = this.guards.get(projectId);
-    const context = this.context(false, options.tally);
-    store.transaction(() => {
+    const context = this.context(false, tally);
+    return store.transaction(() => {
       this.claims.fence(projectId);
-      bookkeeping();
-      options.markSeen(rows.map(([task]) => task.id));
+      const repeated = store.seenTasks.markAll(
+        projectId,
+        rows.map(([task]) => task.id),
+      );
+      if (repeated !== undefined) return `task ${repeated} appeared twice`;
+      if (page.fresh) {
+        const texts = rows.map(([, text]) => text);
+        store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, context.at);
+      }
+      store.syncState.backfillProgress(projectId, page.page, page.totalCount);
       const unguarded = rows.filter(([task]) => !guard?.tasks.has(task.id));
-      if (options.fresh) store.tasks.putAllNew(projectId, unguarded, context);
+      if (page.fresh) store.tasks.putAllNew(projectId, unguarded, context);
       else store.tasks.putAll(projectId, unguarded, context);
+      return undefined;
     });
   }
 
   /**
    * Makes the mirror equal to a consistent read in one transaction: the project, the rows of the
-   * changed pages, the tasks not seen deleted, the lists replaced, with `bookkeeping` (pages kept,
-   * pass recorded) in the same transaction. What other writes did during the pass (its guard)
-   * stays as they left it.
+   * changed pages, the tasks not seen deleted, the lists replaced, the kept pages pruned and the
+   * pass recorded. What other writes did during the pass (its guard) stays as they left it.
    */
-  commitPass(plan: CommitPlan, found: Survey, tally: WriteTally, bookkeeping: () => void): void {
+  commitPass(plan: CommitPlan, found: Survey, tally: WriteTally): void {
     const { store } = this;
     const { projectId, guard } = plan;
     const context = this.context(!plan.backfill, tally);
@@ -155,9 +173,17 @@ export class MirrorWriter {
       for (const kind of RECORD_KINDS) {
         store.records[kind].replace(projectId, plan.lists[kind], context, guard.lists[kind]);
       }
-      bookkeeping();
+      store.taskPages.prune(projectId, plan.pageSize, plan.lastPage);
+      store.syncState.passCompleted(projectId, {
+        at: context.at,
+        pagesRead: plan.lastPage,
+        totalCount: plan.totalCount,
+        projectEtag: plan.projectEtag,
+        changed: tally.rows > 0,
+      });
       // A field the service sent for the first time becomes a column of the wide views.
-      refreshWideViews(store.db);
+      if (store.fields.takeGrowth()) refreshWideViews(store.db);
+      store.indexes.restore();
     });
   }
 
@@ -216,7 +242,7 @@ export class MirrorWriter {
         const held = this.store.tasks.find(change.taskId);
         if (held === undefined || held.projectId !== change.projectId) return false;
         const task = { ...(JSON.parse(held.data) as Task), assigneeIds: [...change.assigneeIds] };
-        return this.putTask(change.projectId, task, context, route);
+        return this.putTask(change.projectId, task, context, route, held);
       }
     }
   }
@@ -228,26 +254,30 @@ export class MirrorWriter {
     return this.store.projects.put(project, context);
   }
 
-  /** Writes a task unless the mirror holds a later version of it (by the service's `updatedAt`). */
+  /**
+   * Writes a task unless the mirror holds a later version of it (by the service's `updatedAt`),
+   * reading the mirror's copy once (`found`: already read by the caller).
+   */
   private putTask(
     projectId: string,
     record: unknown,
     context: WriteContext,
     route: RemoteContext,
+    found?: StoredTask,
   ): boolean {
     const task = checkTask(record, route, 'record');
     const owner = task['projectId'];
     if (owner !== undefined && owner !== projectId) {
       throw new MalformedResponseError(route, `task ${task.id} of project ${String(owner)}`);
     }
-    const held = this.store.tasks.find(task.id);
+    const held = found ?? this.store.tasks.find(task.id);
     const guard = this.guards.get(projectId);
     if (guard) {
       guard.tasks.add(task.id);
       if (held === undefined) guard.shifted = true;
     }
     if (isNewer(held?.updatedAt, task.updatedAt)) return false;
-    return this.store.tasks.put(projectId, task, JSON.stringify(task), context);
+    return this.store.tasks.putRead(held, projectId, task, JSON.stringify(task), context);
   }
 
   private removeTask(projectId: string, taskId: string, context: WriteContext): boolean {
@@ -277,7 +307,7 @@ export class MirrorWriter {
   }
 
   private context(history: boolean, tally: WriteTally): WriteContext {
-    return { at: isoTime(this.clock.now()), history, tally };
+    return { at: isoTime(this.clock.now()), history, tally, fields: this.store.fields };
   }
 }
 

@@ -27,7 +27,8 @@ export function dropViewsAndTriggers(db: Db): void {
 /**
  * Makes the derived objects those of `schema.sql`: every view and trigger afresh, the indexes and
  * virtual tables that are missing, each FTS5 index rebuilt from its table (a step may have
- * rebuilt the table), then the wide views and their triggers.
+ * rebuilt the table; the tasks of an unfinished backfill left out, as schema.sql's triggers
+ * keep it), then the wide views.
  */
 export function rebuildDerivedObjects(db: Db): void {
   dropViewsAndTriggers(db);
@@ -43,7 +44,25 @@ export function rebuildDerivedObjects(db: Db): void {
       db.exec(`INSERT INTO "${object.name}" ("${object.name}") VALUES ('rebuild')`);
     }
   }
+  // The tasks of a backfill in hand join the full-text index when it completes (schema.sql).
+  db.exec(`INSERT INTO tasks_fts (tasks_fts, rowid, name)
+    SELECT 'delete', t.rowid, t.name FROM tasks t
+    JOIN sync_state s ON s.project_id = t.project_id AND s.backfill <> 'done'`);
   installWideViews(db);
+}
+
+let indexSql: Map<string, string> | undefined;
+
+/** The `CREATE INDEX` of `schema.sql` for the index `name` (read once a process). */
+export function schemaIndexSql(name: string): string {
+  indexSql ??= new Map(
+    schemaObjects()
+      .filter((object) => object.type === 'index')
+      .map((object) => [object.name, object.sql]),
+  );
+  const sql = indexSql.get(name);
+  if (sql === undefined) throw new Error(`schema.sql has no index ${name}`);
+  return sql;
 }
 
 /** The objects `schema.sql` creates, in its order (the FTS5 index's own tables left out). */

@@ -1,5 +1,7 @@
 /** Every repository of the mirror over one connection, with the transaction that groups them. */
 import type { Db } from './database.js';
+import { FieldCatalog } from './data-fields.js';
+import { DeferredIndexes } from './deferred-indexes.js';
 import { ProjectRecordsRepository, type RecordKind } from './project-records.js';
 import { ProjectsRepository } from './projects.js';
 import { SeenTasks } from './seen-tasks.js';
@@ -18,9 +20,15 @@ export class MirrorStore {
   readonly syncState: SyncStateRepository;
   readonly taskPages: TaskPagesRepository;
   readonly seenTasks: SeenTasks;
+  /** The fields of `data` this connection knows, for the wide views. */
+  readonly fields: FieldCatalog;
+  /** Secondary indexes a cold sync builds once, at its commit. */
+  readonly indexes: DeferredIndexes;
 
   constructor(db: Db) {
     this.db = db;
+    this.fields = new FieldCatalog(db);
+    this.indexes = new DeferredIndexes(db);
     this.history = new TaskHistoryRepository(db);
     this.projects = new ProjectsRepository(db);
     this.tasks = new TasksRepository(db, this.history);
@@ -39,7 +47,13 @@ export class MirrorStore {
    * inside another transaction it nests as a savepoint. Readers see all of it or none.
    */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (error) {
+      // Fields it noted may have been rolled back with it.
+      this.fields.forget();
+      throw error;
+    }
   }
 
   /**

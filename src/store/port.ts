@@ -57,6 +57,15 @@ export interface CommitRequest {
   lists: Record<RecordKind, IdentifiedRecord[]>;
 }
 
+/**
+ * A page's tasks as parsed and as their JSON texts, both made on the engine's thread (the store's
+ * thread, which writes every page, has enough to do).
+ */
+export interface PageRows {
+  tasks: Task[];
+  texts: string[];
+}
+
 /** The mirror's one writer and a pass's bookkeeping. */
 export interface MirrorPort {
   /** Starts guarding a pass of the project (writes meanwhile are noted); what it must know. */
@@ -78,10 +87,10 @@ export interface MirrorPort {
   backfillPage(
     projectId: string,
     place: PagePlace & { totalCount: number | null },
-    rows: Task[] | undefined,
+    rows: PageRows | undefined,
   ): Promise<string | undefined>;
   /** A later pass's page, kept for its commit. */
-  stagePage(projectId: string, place: PagePlace, rows: Task[]): Promise<void>;
+  stagePage(projectId: string, place: PagePlace, rows: PageRows): Promise<void>;
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
   commit(request: CommitRequest): Promise<string | undefined>;
   applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;

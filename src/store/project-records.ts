@@ -69,6 +69,7 @@ export class ProjectRecordsRepository {
   put(projectId: string, record: IdentifiedRecord, data: string, context: WriteContext): void {
     const typed = this.fields.map((field) => textColumn(record[field]));
     this.putStmt.run(projectId, record.id, ...typed, data, context.at);
+    context.fields.note(this.kind, [record], context.at);
     context.tally.rows += 1;
   }
 

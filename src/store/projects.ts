@@ -57,6 +57,7 @@ export class ProjectsRepository {
     const active = typeof project.active === 'boolean' ? Number(project.active) : null;
     const reason = textColumn(project.readOnlyReason);
     this.putStmt.run(project.id, textColumn(project.name), active, reason, data, context.at);
+    context.fields.note('projects', [project], context.at);
     context.tally.rows += 1;
     return true;
   }

@@ -29,6 +29,7 @@ export class SeenTasks {
   private readonly countStmt;
   private readonly seenStmt;
   private readonly markAllStmt;
+  private readonly sqlite: boolean;
 
   constructor(db: Db) {
     // PostgreSQL's session creates it on every (re)connection: see `PG_SESSION_TABLES`.
@@ -50,13 +51,16 @@ export class SeenTasks {
       'SELECT count(*) FROM seen_tasks WHERE project_id = ?',
     );
     this.seenStmt.pluck();
-    this.markAllStmt =
-      dialectOf(db) === 'postgres'
-        ? db.prepare(
-            `INSERT INTO seen_tasks (project_id, id) SELECT @projectId, unnest(@ids::text[])
-             ON CONFLICT DO NOTHING RETURNING id`,
-          )
-        : undefined;
+    this.sqlite = dialectOf(db) === 'sqlite';
+    this.markAllStmt = this.sqlite
+      ? db.prepare(
+          `INSERT INTO seen_tasks (project_id, id) SELECT @projectId, value FROM json_each(@ids)
+           WHERE true ON CONFLICT DO NOTHING RETURNING id`,
+        )
+      : db.prepare(
+          `INSERT INTO seen_tasks (project_id, id) SELECT @projectId, unnest(@ids::text[])
+           ON CONFLICT DO NOTHING RETURNING id`,
+        );
   }
 
   /** Forgets what a project's pass has seen. */
@@ -71,18 +75,17 @@ export class SeenTasks {
 
   /**
    * Notes the tasks of one page as seen; the first id seen already (or twice in `taskIds`), if
-   * any. On PostgreSQL one statement for the page, instead of one round trip per task.
+   * any. One statement for the page on both engines, instead of one per task.
    */
   markAll(projectId: string, taskIds: readonly string[]): string | undefined {
-    if (this.markAllStmt === undefined) {
-      return taskIds.find((taskId) => !this.mark(projectId, taskId));
-    }
-    const added = new Set(
-      this.markAllStmt.pluck().all({ projectId, ids: [...taskIds] }) as string[],
-    );
+    // SQLite takes the page's ids as one JSON array, PostgreSQL as an array parameter.
+    const ids = this.sqlite ? JSON.stringify(taskIds) : [...taskIds];
+    const added = this.markAllStmt.pluck().all({ projectId, ids }) as string[];
+    if (added.length === taskIds.length) return undefined;
+    const fresh = new Set(added);
     const counted = new Set<string>();
     return taskIds.find((taskId) => {
-      const repeated = !added.has(taskId) || counted.has(taskId);
+      const repeated = !fresh.has(taskId) || counted.has(taskId);
       counted.add(taskId);
       return repeated;
     });

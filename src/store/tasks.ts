@@ -127,7 +127,19 @@ export class TasksRepository {
    * exact text; records its creation or the tracked fields that changed. True when it wrote.
    */
   put(projectId: string, task: Task, data: string, context: WriteContext): boolean {
-    return this.putOver(this.findStmt.get(task.id), projectId, task, data, context);
+    return this.putRead(this.find(task.id), projectId, task, data, context);
+  }
+
+  /** `put` over `held`, the mirror's copy the caller has just read (`find`): read once. */
+  putRead(
+    held: StoredTask | undefined,
+    projectId: string,
+    task: Task,
+    data: string,
+    context: WriteContext,
+  ): boolean {
+    context.fields.note('tasks', [task], context.at);
+    return this.putOver(held, projectId, task, data, context);
   }
 
   /**
@@ -139,8 +151,15 @@ export class TasksRepository {
     rows: ReadonlyArray<readonly [Task, string]>,
     context: WriteContext,
   ): void {
+    context.fields.note(
+      'tasks',
+      rows.map(([task]) => task),
+      context.at,
+    );
     if (this.findAllStmt === undefined) {
-      for (const [task, text] of rows) this.put(projectId, task, text, context);
+      for (const [task, text] of rows) {
+        this.putOver(this.findStmt.get(task.id), projectId, task, text, context);
+      }
       return;
     }
     if (rows.length === 0) return;
@@ -176,7 +195,13 @@ export class TasksRepository {
    * spares a lookup per row, and falls back to `put` when the task is there already.
    */
   putNew(projectId: string, task: Task, data: string, context: WriteContext): boolean {
-    return this.insert(projectId, task, data, context) || this.put(projectId, task, data, context);
+    context.fields.note('tasks', [task], context.at);
+    return this.insertOrPut(projectId, task, data, context);
+  }
+
+  private insertOrPut(projectId: string, task: Task, data: string, context: WriteContext) {
+    if (this.insert(projectId, task, data, context)) return true;
+    return this.putOver(this.findStmt.get(task.id), projectId, task, data, context);
   }
 
   /**
@@ -189,8 +214,13 @@ export class TasksRepository {
     rows: ReadonlyArray<readonly [Task, string]>,
     context: WriteContext,
   ): void {
+    context.fields.note(
+      'tasks',
+      rows.map(([task]) => task),
+      context.at,
+    );
     if (this.insertAllStmt === undefined || this.addAssigneesStmt === undefined) {
-      for (const [task, text] of rows) this.putNew(projectId, task, text, context);
+      for (const [task, text] of rows) this.insertOrPut(projectId, task, text, context);
       return;
     }
     if (rows.length === 0) return;
@@ -220,7 +250,7 @@ export class TasksRepository {
     }
     for (const [task, text] of rows) {
       if (!inserted.has(task.id)) {
-        this.put(projectId, task, text, context);
+        this.putOver(this.findStmt.get(task.id), projectId, task, text, context);
         continue;
       }
       this.history.append(task.id, projectId, created(textColumn(task.name)), context);

@@ -17,6 +17,9 @@ const ISO_TIME =
  */
 export function timestampColumn(value: unknown): string | null {
   if (typeof value !== 'string') return null;
+  // Most times arrive in the mirror's own form already: one parse tells.
+  const parsed = value.length === 24 ? Date.parse(value) : Number.NaN;
+  if (Number.isFinite(parsed) && new Date(parsed).toISOString() === value) return value;
   const match = ISO_TIME.exec(value.trim());
   if (match === null) return null;
   const text = value.trim().replace(' ', 'T');
@@ -29,9 +32,19 @@ export function timestampColumn(value: unknown): string | null {
  * PostgreSQL holds nothing else; the whole record stays in `data`).
  */
 export function dateColumn(value: unknown): string | null {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
-  const ms = Date.parse(`${value}T00:00:00Z`);
-  return Number.isFinite(ms) && new Date(ms).toISOString().startsWith(value) ? value : null;
+  if (typeof value !== 'string' || !DATE.test(value)) return null;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) ? value : null;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The days of `month` (1-12) of `year` in the proleptic Gregorian calendar. */
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 /** A numeric column: the value when it is a finite number, else NULL. */

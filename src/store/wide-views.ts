@@ -1,9 +1,9 @@
 /**
  * The wide views: one column per field the service sent in `data`, like a loader's schema
- * evolution. Triggers on the mirrored tables note each field and the kind of each value in
- * `data_fields`, in the transaction that writes the row; `refreshWideViews` then regenerates a
- * view whose fields changed (after each pass, so a new field appears after the pass that first
- * saw it). Each column's declared type is inferred from every kind of value seen in the field.
+ * evolution. The writer notes each field and the kind of each value in `data_fields`, in the
+ * transaction that writes the row (`data-fields.ts`); `refreshWideViews` then regenerates a
+ * view whose fields changed (in the commit of a pass after a new field was noted, so a new field
+ * appears after the pass that first saw it). Each column's declared type is inferred from every kind of value seen in the field.
  */
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
@@ -66,31 +66,22 @@ const VALUE_TYPE_SQL = `CASE j.type
     WHEN 'array' THEN 'json' WHEN 'object' THEN 'json'
     ELSE j.type END`;
 
-/** Creates the triggers, notes the fields of the rows already held, and creates the views. */
+/**
+ * Notes the fields of the rows already held (a mirror made or migrated: the writer notes those
+ * of every row it writes from then on, `data-fields.ts`) and creates the views.
+ */
 export function installWideViews(db: Db): void {
+  noteHeldFields(db);
+  refreshWideViews(db);
+}
+
+/** Notes in `data_fields` every field and kind of value in the `data` of the rows held. */
+export function noteHeldFields(db: Db): void {
   for (const [kind, { table }] of Object.entries(WIDE_VIEWS)) {
-    // Not INSERT OR IGNORE: a trigger takes the conflict policy of the statement that fired it,
-    // and an upsert of the row would turn the IGNORE into an error.
-    const note = `INSERT INTO data_fields
-  SELECT '${kind}', seen.key, seen.value_type, new.synced_at
-  FROM (SELECT j.key, ${VALUE_TYPE_SQL} AS value_type FROM json_each(new.data) j) seen
-  WHERE NOT EXISTS (
-    SELECT 1 FROM data_fields f
-    WHERE f.record_kind = '${kind}' AND f.field = seen.key AND f.value_type = seen.value_type
-  );`;
-    db.exec(`CREATE TRIGGER IF NOT EXISTS ${table}_fields_after_insert AFTER INSERT ON ${table}
-BEGIN
-  ${note}
-END`);
-    db.exec(`CREATE TRIGGER IF NOT EXISTS ${table}_fields_after_update
-AFTER UPDATE OF data ON ${table} BEGIN
-  ${note}
-END`);
     db.exec(`INSERT OR IGNORE INTO data_fields
   SELECT '${kind}', j.key, ${VALUE_TYPE_SQL}, min(t.synced_at)
   FROM ${table} t, json_each(t.data) j GROUP BY 2, 3`);
   }
-  refreshWideViews(db);
 }
 
 /**

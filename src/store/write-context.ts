@@ -1,4 +1,5 @@
 /** What every mirror write is stamped with, and the tally it adds to. */
+import type { FieldCatalog } from './data-fields.js';
 
 /** Counts of what a batch of writes changed. */
 export interface WriteTally {
@@ -15,6 +16,8 @@ export interface WriteContext {
   /** False while a project has no baseline yet (its first full pass): no history is recorded. */
   history: boolean;
   tally: WriteTally;
+  /** Where the fields of the records written are noted (the wide views' columns). */
+  fields: FieldCatalog;
 }
 
 /** A tally at zero. */

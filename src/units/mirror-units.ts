@@ -15,13 +15,13 @@ import type {
 import { MirrorWriter } from '../mirror/writer.js';
 import type { PassGuard } from '../mirror/guard.js';
 import { survey } from '../mirror/commit.js';
-import { RepeatedTaskError, keptPage, keptRows } from '../mirror/page-writer.js';
+import { keptPage, keptRows } from '../mirror/page-writer.js';
 import type { ApplyOutcome } from '../mirror/types.js';
 import { isoTime } from '../store/database.js';
 import type { Db } from '../store/db.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { newTally, type WriteTally } from '../store/write-context.js';
-import type { CommitRequest, KeptHead, PassStart } from '../store/port.js';
+import type { CommitRequest, KeptHead, PageRows, PassStart } from '../store/port.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
 interface PassInFlight {
@@ -67,9 +67,13 @@ export class MirrorUnits {
     };
   }
 
-  /** A pass failed: recorded in its sync state. */
+  /** A pass failed: recorded in its sync state; indexes a cold sync deferred are built. */
   passFailed(projectId: string, error: string): void {
-    this.store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
+    const { store } = this;
+    store.transaction(() => {
+      store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
+      store.indexes.restore();
+    });
   }
 
   /** A new full read of the project begins: nothing seen yet, nothing shifted. */
@@ -97,48 +101,29 @@ export class MirrorUnits {
 
   /**
    * A page read by a backfill (`rows`) or answered 304 (`rows` undefined: its kept copy), kept
-   * and applied in one transaction; returns the id of a task seen twice in the read, if any.
+   * and applied in one transaction; returns the problem when a task of it was seen before.
    */
   backfillPage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
-    rows: Task[] | undefined,
+    rows: PageRows | undefined,
   ): string | undefined {
-    const { store } = this;
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
     const pairs: Array<[Task, string]> = fresh
-      ? rows.map((row) => [row, JSON.stringify(row)])
-      : keptRows(keptPage(store, projectId, page.pageSize, page.page));
-    const markSeen = (taskIds: readonly string[]) => {
-      const repeated = store.seenTasks.markAll(projectId, taskIds);
-      if (repeated !== undefined) throw new RepeatedTaskError(repeated);
-    };
-    try {
-      this.writer.backfillPage(projectId, pairs, { fresh, tally, markSeen }, () => {
-        if (fresh) {
-          const texts = pairs.map(([, text]) => text);
-          const at = isoTime(this.clock.now());
-          store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
-        }
-        store.syncState.backfillProgress(projectId, page.page, page.totalCount);
-      });
-    } catch (error) {
-      if (error instanceof RepeatedTaskError) return error.message;
-      throw error;
-    }
-    return undefined;
+      ? rows.tasks.map((task, index) => [task, rows.texts[index]!])
+      : keptRows(keptPage(this.store, projectId, page.pageSize, page.page));
+    return this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
   }
 
   /** A page read by a later pass: only kept, for the commit. */
   stagePage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined },
-    rows: Task[],
+    rows: PageRows,
   ): void {
-    const texts = rows.map((row) => JSON.stringify(row));
     const at = isoTime(this.clock.now());
-    this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
+    this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, rows.texts, at);
   }
 
   /**
@@ -153,16 +138,7 @@ export class MirrorUnits {
     if (!plan.backfill) store.seenTasks.clear(plan.projectId);
     const found = survey(store, plan);
     if (typeof found === 'string') return found;
-    this.writer.commitPass(plan, found, tally, () => {
-      store.taskPages.prune(plan.projectId, plan.pageSize, plan.lastPage);
-      store.syncState.passCompleted(plan.projectId, {
-        at: isoTime(this.clock.now()),
-        pagesRead: plan.lastPage,
-        totalCount: plan.totalCount,
-        projectEtag: plan.projectEtag,
-        changed: tally.rows > 0,
-      });
-    });
+    this.writer.commitPass(plan, found, tally);
     return undefined;
   }
 

@@ -89,9 +89,10 @@ describe('migration 1 -> 2', () => {
           'v_dependencies',
           'v_member_week_load',
           'tasks_fts_after_insert',
-          'tasks_fields_after_update',
+          'tasks_fts_backfill_done',
         ]),
       );
+      expect(names.filter((name) => String(name).includes('_fields_'))).toEqual([]);
       const search = db.prepare(
         `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
          WHERE tasks_fts MATCH ? ORDER BY t.id`,
@@ -131,5 +132,85 @@ describe('migration 1 -> 2', () => {
     expect(after.pragma('user_version', { simple: true })).toBe(1);
     expect(after.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(3);
     after.close();
+  });
+});
+
+/**
+ * A mirror at schema version 5: the current schema with the objects version 5 had instead
+ * (per-row triggers noting data fields, and full-text triggers indexing every row), holding a
+ * project done and one whose backfill is in hand, both indexed as version 5 indexed them.
+ */
+function versionFiveMirror(): string {
+  const file = join(tempDir(), 'v5.sqlite');
+  openDatabase(file).close();
+  const db = new Database(file);
+  db.exec(`DROP TRIGGER tasks_fts_after_insert; DROP TRIGGER tasks_fts_backfill_begun;
+    CREATE TRIGGER tasks_fts_after_insert AFTER INSERT ON tasks BEGIN
+      INSERT INTO tasks_fts (rowid, name) VALUES (new.rowid, new.name);
+    END;
+    CREATE TRIGGER tasks_fields_after_insert AFTER INSERT ON tasks BEGIN
+      INSERT INTO data_fields SELECT 'tasks', j.key, 'text', new.synced_at FROM json_each(new.data) j
+      WHERE NOT EXISTS (SELECT 1 FROM data_fields f WHERE f.record_kind = 'tasks'
+        AND f.field = j.key AND f.value_type = 'text');
+    END;`);
+  const at = '2026-11-01T10:00:00.000Z';
+  const task = db.prepare(`INSERT INTO tasks (id, project_id, name, data, synced_at)
+    VALUES (?, ?, ?, ?, ?)`);
+  for (const [projectId, backfill] of [
+    ['p1', 'done'],
+    ['p2', 'in_progress'],
+  ] as const) {
+    db.prepare(`INSERT INTO projects (id, name, data, synced_at) VALUES (?, ?, '{}', ?)`).run(
+      projectId,
+      projectId,
+      at,
+    );
+    db.prepare(`INSERT INTO sync_state (project_id, backfill) VALUES (?, ?)`).run(
+      projectId,
+      backfill,
+    );
+    const name = `Install wiring ${projectId}`;
+    task.run(
+      `${projectId}-t1`,
+      projectId,
+      name,
+      JSON.stringify({ id: `${projectId}-t1`, name }),
+      at,
+    );
+  }
+  db.pragma('user_version = 5');
+  db.close();
+  return file;
+}
+
+describe('migration 5 -> 6', () => {
+  it('drops the per-row field triggers and leaves an unfinished backfill out of full-text search', () => {
+    const file = versionFiveMirror();
+    const db = openDatabase(file);
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const triggers = db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%fields%'`)
+        .pluck()
+        .all();
+      expect(triggers).toEqual([]);
+      const fields = db
+        .prepare(`SELECT field FROM data_fields WHERE record_kind = 'tasks' ORDER BY field`)
+        .pluck()
+        .all();
+      expect(fields).toEqual(['id', 'name']);
+      const search = db.prepare(
+        `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
+         WHERE tasks_fts MATCH 'wiring' ORDER BY t.id`,
+      );
+      expect(search.pluck().all()).toEqual(['p1-t1']);
+      db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+      // The backfill completes: its tasks are found from then on.
+      db.prepare(`UPDATE sync_state SET backfill = 'done' WHERE project_id = 'p2'`).run();
+      expect(search.pluck().all()).toEqual(['p1-t1', 'p2-t1']);
+      db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+    } finally {
+      db.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { isoTime } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { REPORT_VIEW_NAMES } from '../../src/store/report-views.js';
 import { applyTimeZoneToReader, recordTimeZone } from '../../src/store/timezone.js';
-import { refreshWideViews, WIDE_VIEWS } from '../../src/store/wide-views.js';
+import { noteHeldFields, refreshWideViews, WIDE_VIEWS } from '../../src/store/wide-views.js';
 import { singleToken } from '../../src/tokens/index.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
@@ -60,6 +60,8 @@ async function freshIcuPostgres(): Promise<pg.Client> {
 async function reportMirror() {
   const mirror = await buildReportMirror();
   addCraftedRows(mirror.db, isoTime(Date.now() - 60_000));
+  // Rows inserted by hand: their fields noted as an upgrade notes the rows held.
+  noteHeldFields(mirror.db);
   refreshWideViews(mirror.db);
   return mirror;
 }
@@ -223,7 +225,7 @@ describe('schema.pg.sql', () => {
     });
   });
 
-  it("notes data fields by trigger as SQLite does, and makes SQLite's wide views", async () => {
+  it("notes data fields by trigger as SQLite's writer and upgrade do, and makes SQLite's wide views", async () => {
     const { db } = await reportMirror();
     const client = await freshPostgres();
     await copyRows(
@@ -295,6 +297,7 @@ describe('schema.pg.sql', () => {
     const insert = `INSERT INTO projects (id, name, data, synced_at)
       VALUES ('p_x', 'X', $1, '2026-11-21T00:00:00.000Z')`;
     db.prepare(insert.replace('$1', '?')).run(EVERY_KIND_JSON);
+    noteHeldFields(db);
     const client = await freshPostgres();
     await client.query(insert, [EVERY_KIND_JSON]);
     const fields = `SELECT field, value_type FROM data_fields`;

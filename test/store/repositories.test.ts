@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
+import { MirrorWriter } from '../../src/mirror/index.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
+import { FakeClock } from '../fixtures/clock.js';
 import { decodeRows, encodeRows } from '../../src/store/task-pages.js';
 import { newTally, type WriteContext } from '../../src/store/write-context.js';
 import { tempDatabase } from '../fixtures/db.js';
@@ -12,6 +14,7 @@ function store() {
     at: '2026-11-21T00:00:00.000Z',
     history: true,
     tally: newTally(),
+    fields: mirror.fields,
   };
   mirror.projects.put({ id: 'p1', name: 'P', active: true, readOnlyReason: null }, context);
   return { db, store: mirror, context };
@@ -147,5 +150,29 @@ describe('SyncStateRepository', () => {
       lastError: null,
     });
     expect(s.syncState.hasBaseline('p1')).toBe(true);
+  });
+});
+
+describe('the writer reads a stored task once a write', () => {
+  it('for a put and for an assignees change, whether the task is new or held', async () => {
+    const { db } = tempDatabase();
+    const store = new MirrorStore(db);
+    const writer = new MirrorWriter(store, new FakeClock());
+    const at = '2026-11-21T00:00:00.000Z';
+    store.projects.put(
+      { id: 'p1', name: 'P', active: true, readOnlyReason: null },
+      { at, history: true, tally: newTally(), fields: store.fields },
+    );
+    const find = vi.spyOn(store.tasks, 'find');
+    const put = (record: object) =>
+      writer.applyFetched('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
+    expect(put(task({ id: 't1' }))).toBe('changed');
+    expect(find).toHaveBeenCalledTimes(1);
+    expect(put(task({ id: 't1', name: 'Renamed' }))).toBe('changed');
+    expect(find).toHaveBeenCalledTimes(2);
+    const assign = { op: 'assignees', projectId: 'p1', taskId: 't1', assigneeIds: ['m2'] } as const;
+    expect(writer.applyFetched('p1', [assign], 'test')).toBe('changed');
+    expect(find).toHaveBeenCalledTimes(3);
+    expect(db.prepare(`SELECT member_id FROM task_assignees`).pluck().all()).toEqual(['m2']);
   });
 });

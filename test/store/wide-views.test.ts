@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import { declaredType } from '../../src/store/wide-views.js';
-import { setup } from '../mirror/helpers.js';
+import Database from 'better-sqlite3';
+import { DEFERRED_INDEXES } from '../../src/store/deferred-indexes.js';
+import { put, setup } from '../mirror/helpers.js';
 
 function columns(db: SqliteDb, view: string): Record<string, string> {
   const info = db.pragma(`table_info(${view})`) as Array<{ name: string; type: string }>;
@@ -101,7 +103,107 @@ describe('wide views: every field of data is a column', () => {
   });
 });
 
+describe('field discovery: by the writer, once per field', () => {
+  it('notes a field once per connection and refreshes the views only when the set grew', async () => {
+    const { db, remote, clock, mirror } = setup();
+    remote.seed('p1', 3);
+    await mirror.syncProject('p1');
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE '%_fields_%'`).all()).toEqual(
+      [],
+    );
+    expect(columns(db, 'v_tasks_all')).toHaveProperty('status');
+    // Forgotten behind the writer's back: a pass whose fields are all known neither notes it
+    // again (it compares with what it loaded once) nor remakes the views (nothing grew).
+    db.prepare(`DELETE FROM data_fields WHERE record_kind = 'tasks' AND field = 'status'`).run();
+    const schemaVersion = () => db.pragma('schema_version', { simple: true });
+    const before = schemaVersion();
+    remote.tasks.get('p1')![0]!.name = 'Renamed';
+    await clock.advance(60_000);
+    await mirror.syncProject('p1');
+    const statusNoted = () =>
+      db
+        .prepare(
+          `SELECT count(*) FROM data_fields WHERE record_kind = 'tasks' AND field = 'status'`,
+        )
+        .pluck()
+        .get();
+    expect(statusNoted()).toBe(0);
+    expect(schemaVersion()).toBe(before);
+    expect(columns(db, 'v_tasks_all')).toHaveProperty('status');
+
+    // A new field: one row for it, and the views made again from data_fields.
+    Object.assign(remote.tasks.get('p1')![1]!, { priority: 2 });
+    await clock.advance(60_000);
+    await mirror.syncProject('p1');
+    const priority = db
+      .prepare(`SELECT value_type, first_seen_at FROM data_fields WHERE field = 'priority'`)
+      .all();
+    expect(priority).toEqual([{ value_type: 'integer', first_seen_at: expect.any(String) }]);
+    expect(columns(db, 'v_tasks_all')).toMatchObject({ priority: 'INTEGER' });
+    expect(columns(db, 'v_tasks_all')).not.toHaveProperty('status');
+  });
+
+  it('notes the fields of records written by events between passes', async () => {
+    const { db, remote, clock, mirror } = setup();
+    remote.seed('p1', 2);
+    await mirror.syncProject('p1');
+    const task = { ...remote.tasks.get('p1')![0]!, flagged: true };
+    await put(mirror, 'p1', 'task', task);
+    expect(
+      db.prepare(`SELECT value_type FROM data_fields WHERE field = 'flagged'`).pluck().all(),
+    ).toEqual(['boolean']);
+    // The views take it at the next pass's commit, though that pass brings nothing new.
+    Object.assign(remote.tasks.get('p1')![0]!, { flagged: true });
+    await clock.advance(60_000);
+    await mirror.syncProject('p1');
+    expect(columns(db, 'v_tasks_all')).toMatchObject({ flagged: 'BOOLEAN' });
+  });
+});
+
+/** The ids of the tasks whose names match `words`, through tasks_fts. */
+function searchTasks(db: SqliteDb, words: string): unknown[] {
+  return db
+    .prepare(
+      `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
+       WHERE tasks_fts MATCH ? ORDER BY t.id`,
+    )
+    .pluck()
+    .all(words);
+}
+
 describe('tasks_fts: full-text search over task names', () => {
+  it('indexes a backfill when it completes, and each changed row of later passes', async () => {
+    const { db, file, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    remote.tasks.get('p1')![0]!.name = 'Pour concrete slab';
+    const search = (words: string) => searchTasks(db, words);
+    const other = new Database(file, { readonly: true });
+    const during: unknown[] = [];
+    remote.beforePage = async (_p, page) => {
+      if (page !== 3) return;
+      during.push(
+        other.prepare('SELECT count(*) FROM tasks').pluck().get(),
+        other
+          .prepare(`SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'concrete'`)
+          .pluck()
+          .get(),
+      );
+    };
+    await mirror.syncProject('p1');
+    other.close();
+    // The rows show page by page; the index takes them in one statement at the end.
+    expect(during).toEqual([1000, 0]);
+    expect(search('concrete')).toEqual(['p1-t1']);
+    expect(search('task').length).toBe(1233);
+    db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+
+    remote.beforePage = undefined;
+    remote.tasks.get('p1')![700]!.name = 'Install wiring';
+    await mirror.syncProject('p1');
+    expect(search('wiring')).toEqual(['p1-t701']);
+    db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+  });
+
   it('finds tasks by word and keeps in step with renames, deletions and removed projects', async () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 3);
@@ -111,14 +213,7 @@ describe('tasks_fts: full-text search over task names', () => {
     b!.name = 'Café terrace: béton';
     await mirror.syncProject('p1');
     await mirror.syncProject('p2');
-    const search = (words: string) =>
-      db
-        .prepare(
-          `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
-           WHERE tasks_fts MATCH ? ORDER BY t.id`,
-        )
-        .pluck()
-        .all(words);
+    const search = (words: string) => searchTasks(db, words);
     expect(search('concrete')).toEqual(['p1-t1']);
     expect(search('beton')).toEqual(['p1-t2']);
     expect(search('task')).toEqual(['p1-t3', 'p2-t1']);
@@ -134,5 +229,60 @@ describe('tasks_fts: full-text search over task names', () => {
     await mirror.syncAll();
     expect(search('task')).toEqual(['p1-t3']);
     db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+  });
+});
+
+describe('secondary indexes of a cold sync', () => {
+  const present = (db: SqliteDb) =>
+    db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)`)
+      .pluck()
+      .all(...DEFERRED_INDEXES)
+      .sort();
+
+  it('are built once at the commit of a backfill into an empty mirror, kept for later ones', async () => {
+    const { db, file, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    remote.seed('p2', 10);
+    const other = new Database(file, { readonly: true });
+    const during: unknown[] = [];
+    remote.beforePage = async (projectId, page) => {
+      if (page !== 2) return;
+      const names = other
+        .prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)`)
+        .pluck()
+        .get(...DEFERRED_INDEXES);
+      const open = other
+        .prepare(`SELECT count(*) FROM tasks WHERE project_id = ? AND status IS NOT 'Done'`)
+        .pluck()
+        .get(projectId);
+      during.push([projectId, names, open]);
+    };
+    await mirror.syncProject('p1');
+    expect(during).toEqual([['p1', 0, expect.any(Number)]]);
+    expect(present(db)).toEqual([...DEFERRED_INDEXES].sort());
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE project_id = 'p1'`)
+      .all();
+    expect(JSON.stringify(plan)).toContain('tasks_by_project');
+    // A second project's backfill finds tasks in the mirror: nothing dropped.
+    remote.beforePage = async () => {
+      expect(present(other)).toEqual([...DEFERRED_INDEXES].sort());
+    };
+    await mirror.syncProject('p2');
+    other.close();
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+
+  it('are built when the backfill that deferred them fails', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    remote.beforePage = async (_projectId, page) => {
+      if (page === 2) throw new Error('the service fell over');
+    };
+    const result = await mirror.syncProject('p1');
+    expect(result.ok).toBe(false);
+    expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(500);
+    expect(present(db)).toEqual([...DEFERRED_INDEXES].sort());
   });
 });

@@ -1,0 +1,112 @@
+/**
+ * Field discovery for the wide views, in bulk: the writer hands over the records it writes, each
+ * record's keys and value kinds are compared with the set already known (loaded from
+ * `data_fields` once per connection), and only what is new is written, in the writer's
+ * transaction. A new field marks the views for refresh, which the next pass commit does.
+ */
+import type { Db } from './database.js';
+
+/** A record kind of `data_fields`: the mirrored table its records live in. */
+export type FieldKind = 'projects' | 'tasks' | 'members' | 'resources' | 'dependencies';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+/** From here `JSON.stringify` writes a number with an exponent, which SQLite reads as real. */
+const EXPONENT_FROM = 1e21;
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+
+/**
+ * The kind of a JSON value as `data_fields` records it, as SQLite's `json_each` would type the
+ * value in the stored text: text is a date or a timestamp when it reads as one, true and false
+ * are booleans, arrays and objects json; null, integer and real as they are.
+ */
+export function valueKind(value: unknown): string {
+  switch (typeof value) {
+    case 'string': {
+      // Most text does not begin with a digit: no pattern to try.
+      const first = value.charCodeAt(0);
+      if (!(first >= DIGIT_0 && first <= DIGIT_9)) return 'text';
+      if (DATE.test(value)) return 'date';
+      return TIMESTAMP.test(value) ? 'timestamp' : 'text';
+    }
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return Number.isInteger(value) && Math.abs(value) < EXPONENT_FROM ? 'integer' : 'real';
+    case 'object':
+      return value === null ? 'null' : 'json';
+    default:
+      return 'null';
+  }
+}
+
+/** The fields and value kinds the mirror knows, by record kind; one per connection. */
+export class FieldCatalog {
+  private readonly db: Db;
+  private readonly insertStmt;
+  /** Record kind -> field -> value kinds. */
+  private known: Map<string, Map<string, Set<string>>> | undefined;
+  private grown = false;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.insertStmt = db.prepare(
+      `INSERT INTO data_fields (record_kind, field, value_type, first_seen_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /**
+   * Notes the fields of `records` of `kind`, written at `at`, inside the caller's transaction:
+   * writes a `data_fields` row for each field and kind of value this connection did not know.
+   */
+  note(kind: FieldKind, records: ReadonlyArray<object>, at: string): void {
+    const known = (this.known ??= this.load());
+    let fields = known.get(kind);
+    if (fields === undefined) known.set(kind, (fields = new Map()));
+    for (const record of records) {
+      for (const field in record) {
+        const type = valueKind((record as Record<string, unknown>)[field]);
+        let types = fields.get(field);
+        if (types === undefined) fields.set(field, (types = new Set()));
+        if (types.has(type)) continue;
+        types.add(type);
+        this.insertStmt.run(kind, field, type, at);
+        // New to this connection: written here, or by another connection since the load (whose
+        // views this connection's next commit makes sure of too).
+        this.grown = true;
+      }
+    }
+  }
+
+  /** True once if a field was noted since the last call: the wide views need a refresh. */
+  takeGrowth(): boolean {
+    const grown = this.grown;
+    this.grown = false;
+    return grown;
+  }
+
+  /** Forgets what is known (a transaction that noted fields rolled back): loaded again on use. */
+  forget(): void {
+    this.known = undefined;
+    this.grown = true;
+  }
+
+  private load(): Map<string, Map<string, Set<string>>> {
+    const rows = this.db
+      .prepare<[], { kind: string; field: string; type: string }>(
+        'SELECT record_kind AS kind, field, value_type AS type FROM data_fields',
+      )
+      .all();
+    const known = new Map<string, Map<string, Set<string>>>();
+    for (const { kind, field, type } of rows) {
+      let fields = known.get(kind);
+      if (fields === undefined) known.set(kind, (fields = new Map()));
+      let types = fields.get(field);
+      if (types === undefined) fields.set(field, (types = new Set()));
+      types.add(type);
+    }
+    return known;
+  }
+}
