@@ -203,14 +203,12 @@ export interface ExamplesPort {
   rows(sql: string): Promise<{ columns: string[]; rows: unknown[][] }>;
 }
 
-/** Units waiting for the store, and when one last completed. */
+/** Units waiting for the store (health is judged by the daemon's write probe, not here). */
 export interface StoreProgress {
   /** Units asked and not yet answered. */
   depth: number;
   /** When the oldest of them was asked (ms since the epoch), if any waits. */
   oldestAskedAt: number | undefined;
-  /** When a unit last completed successfully (ms since the epoch). */
-  lastCompletedAt: number;
 }
 
 /** The mirror's store: every port, its progress, and `close()`. Built once, by the composition root. */

@@ -25,16 +25,7 @@ export function inlineStore(
     tracker.begin(id);
     const run = queue.then(() => runUnit(host as never, group, method, args));
     queue = run.catch(() => undefined);
-    return run.then(
-      (value) => {
-        tracker.end(id, true);
-        return value;
-      },
-      (error: unknown) => {
-        tracker.end(id, false);
-        throw error;
-      },
-    );
+    return run.finally(() => tracker.end(id));
   };
   const port = portOver<StoreHost>(ask);
   return Object.assign(Object.create(port) as Store, {

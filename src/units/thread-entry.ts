@@ -58,11 +58,22 @@ function threadLogger(): Logger {
   );
 }
 
+let toldLeases = '';
+
+/** Tells the main thread what the leases hold, when that changed since it was last told. */
+function postLeases(keeper: LeaseKeeper): void {
+  const snapshot = keeper.snapshot();
+  const text = JSON.stringify(snapshot);
+  if (text === toldLeases) return;
+  toldLeases = text;
+  post({ leases: snapshot });
+}
+
 /** The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit. */
 function startLeases(db: Db): LeaseKeeper | undefined {
   if (leases === undefined) return undefined;
   const keeper = new LeaseKeeper({ db, ...leases, logger: threadLogger() });
-  keeper.onHeartbeat(() => post({ leases: keeper.snapshot() }));
+  keeper.onHeartbeat(() => postLeases(keeper));
   keeper.onAcquired((projectIds) => post({ acquired: projectIds }));
   return keeper;
 }
@@ -83,7 +94,7 @@ try {
     } catch (error) {
       post({ id: message.id, error: sendError(error) });
     }
-    if (keeper) post({ leases: keeper.snapshot() });
+    if (keeper) postLeases(keeper);
   });
   post({ ready: true, ...(keeper ? { holder: keeper.holder, leases: keeper.snapshot() } : {}) });
 } catch (error) {

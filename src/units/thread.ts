@@ -121,7 +121,7 @@ export function openStoreThread(
     const fail = (error: Error) => {
       gone ??= error;
       for (const [id, unit] of waiting) {
-        tracker.end(id, false);
+        tracker.end(id);
         unit.reject(error);
       }
       waiting.clear();
@@ -134,7 +134,7 @@ export function openStoreThread(
         const unit = waiting.get(message.id);
         if (unit === undefined) return;
         waiting.delete(message.id);
-        tracker.end(message.id, !('error' in message));
+        tracker.end(message.id);
         if ('error' in message) unit.reject(receiveError(message.error));
         else unit.resolve(message.value);
       } else if ('ready' in message) {

@@ -1,10 +1,11 @@
 /**
- * Units of work as messages: the host's groups of synchronous methods (`host/`), and the port
+ * Units of work as messages: the host's groups of synchronous methods (`host.ts`), and the port
  * that asks them asynchronously from another thread (`thread.ts`) or the same one (`inline.ts`).
- * Units run one at a time in the order asked; the tracker says how many wait and since when, and
- * when one last completed, which is what the daemon's health is judged on.
+ * Units run one at a time in the order asked; the tracker says how many wait and since when (the
+ * metrics show it; the daemon's health is judged by its own write probe).
  */
 import * as domain from '../domain/index.js';
+import type { StoreProgress } from '../store/port.js';
 
 /** A group of units: methods taking and returning data that survives a structured clone. */
 export type UnitGroup = object;
@@ -84,41 +85,28 @@ export function receiveError(sent: SentError): Error {
   return error;
 }
 
-/** What waits for the store, and when it last moved. */
-export interface StoreProgress {
-  /** Units asked and not yet answered. */
-  depth: number;
-  /** When the oldest of them was asked (ms since the epoch), if any waits. */
-  oldestAskedAt: number | undefined;
-  /** When a unit last completed, successfully or not (ms since the epoch). */
-  lastCompletedAt: number;
-}
-
-/** Counts units in flight, for health and metrics. */
+/** Counts units in flight, for the metrics (`StoreProgress`). */
 export class UnitTracker {
   private readonly asked = new Map<number, number>();
-  private lastCompletedAt: number;
   private readonly now: () => number;
 
   constructor(now: () => number) {
     this.now = now;
-    this.lastCompletedAt = now();
   }
 
   begin(id: number): void {
     this.asked.set(id, this.now());
   }
 
-  /** A unit answered: `ok` when it completed (a unit that failed is no progress). */
-  end(id: number, ok: boolean): void {
+  /** A unit answered, or failed. */
+  end(id: number): void {
     this.asked.delete(id);
-    if (ok) this.lastCompletedAt = this.now();
   }
 
   progress(): StoreProgress {
     let oldest: number | undefined;
     for (const at of this.asked.values()) oldest = oldest === undefined ? at : Math.min(oldest, at);
-    return { depth: this.asked.size, oldestAskedAt: oldest, lastCompletedAt: this.lastCompletedAt };
+    return { depth: this.asked.size, oldestAskedAt: oldest };
   }
 }
 

@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { syncWithCli } from '../fixtures/synced.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_NODE_ARGS, runCli } from '../fixtures/cli.js';
-import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
 const TOKEN = 'glt_test_cli_pipe_0123456789';
@@ -13,18 +12,7 @@ const PIPE_BUFFER_BYTES = 64 * 1024;
 describe('output into a pipe that closes early', () => {
   it('projmirror report | head -1 prints one line and the report ends quietly', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 4000, tokens: [TOKEN] });
-    const dir = tempDir();
-    writeFileSync(join(dir, 'token'), TOKEN, { mode: 0o600 });
-    const db = join(dir, 'm.sqlite');
-    const sync = await runCli([
-      'sync',
-      '--base-url',
-      sim.baseUrl,
-      '--token-file',
-      join(dir, 'token'),
-      '--db',
-      db,
-    ]);
+    const { dir, db, sync } = await syncWithCli(sim, TOKEN);
     expect(sync.code).toBe(0);
     const whole = await runCli(['report', '--db', db]);
     expect(whole.stdout.length).toBeGreaterThan(2 * PIPE_BUFFER_BYTES);

@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { syncWithCli } from '../fixtures/synced.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatherStatus, quotaStatus, type StatusReport } from '../../src/cli/status/gather.js';
@@ -19,18 +20,7 @@ describe('projmirror status', () => {
       readOnlyProjects: 1,
       tokens: [TOKEN],
     });
-    const dir = tempDir();
-    const db = join(dir, 'm.sqlite');
-    writeFileSync(join(dir, 'token'), TOKEN, { mode: 0o600 });
-    const sync = await runCli([
-      'sync',
-      '--base-url',
-      sim.baseUrl,
-      '--token-file',
-      join(dir, 'token'),
-      '--db',
-      db,
-    ]);
+    const { db, sync } = await syncWithCli(sim, TOKEN);
     expect(sync.code).toBe(0);
     const enqueued = await runCli([
       'enqueue',

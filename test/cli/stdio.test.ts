@@ -2,30 +2,19 @@
  * Pipes and formats as a script uses them: `-` for standard input and output, `@FILE`, one
  * `--json`, JSON with real arrays, booleans and numbers, NDJSON, and log lines kept off stdout.
  */
+import { syncWithCli } from '../fixtures/synced.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../fixtures/cli.js';
-import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
 const TOKEN = 'glt_test_cli_stdio_0123456789';
 
 async function syncedMirror(): Promise<{ dir: string; db: string }> {
   const sim = await startTestSimulator({ projects: 2, tasks: [12, 6], tokens: [TOKEN] });
-  const dir = tempDir();
-  writeFileSync(join(dir, 'token'), TOKEN, { mode: 0o600 });
-  const db = join(dir, 'm.sqlite');
-  const sync = await runCli([
-    'sync',
-    '--base-url',
-    sim.baseUrl,
-    '--token-file',
-    join(dir, 'token'),
-    '--db',
-    db,
-  ]);
+  const { dir, db, sync } = await syncWithCli(sim, TOKEN);
   expect(sync.code).toBe(0);
   return { dir, db };
 }

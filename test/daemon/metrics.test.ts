@@ -17,7 +17,7 @@ describe('metrics endpoint', () => {
         ],
         outboxDepth: async () => ({ pending: 2, failed: 1 }),
         realtimeConnected: () => connected,
-        storeQueue: () => ({ depth: 0, oldestAgeMs: 0 }),
+        storeQueue: () => ({ depth: 3, oldestAgeMs: 12_500 }),
       },
       { version: '9.8.7' },
     );
@@ -70,6 +70,8 @@ describe('metrics endpoint', () => {
     expect(text).not.toContain('project="p_2"');
     expect(text).toContain('projmirror_outbox_items{state="pending"} 2');
     expect(text).toContain('projmirror_realtime_connected 1');
+    expect(text).toContain('projmirror_store_queue_depth 3');
+    expect(text).toContain('projmirror_store_oldest_unit_age_seconds 12.5');
     // Node's default metrics under their standard names, so stock dashboards find them.
     expect(text).toMatch(/^process_cpu_seconds_total \d/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);

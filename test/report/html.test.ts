@@ -4,6 +4,7 @@
  * inside its npm package, or the system's named by CHROMIUM_PATH) loads the file from disk,
  * driven by playwright-core.
  */
+import { syncWithCli } from '../fixtures/synced.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import bundledChromium from '@sparticuz/chromium';
 import { join } from 'node:path';
@@ -251,18 +252,7 @@ describe('report --html in headless Chromium', () => {
 
     // One sync, one day of history: the burndown says so, and draws no line.
     const sim = await startTestSimulator({ fixture: reportFixture(), tokens: [ONE_DAY_TOKEN] });
-    const dir = tempDir();
-    writeFileSync(join(dir, 'token'), ONE_DAY_TOKEN, { mode: 0o600 });
-    const oneDay = join(dir, 'one-day.sqlite');
-    const sync = await runCli([
-      'sync',
-      '--base-url',
-      sim.baseUrl,
-      '--token-file',
-      join(dir, 'token'),
-      '--db',
-      oneDay,
-    ]);
+    const { dir, db: oneDay, sync } = await syncWithCli(sim, ONE_DAY_TOKEN, 'one-day.sqlite');
     expect(sync.code).toBe(0);
     const oneDayHtml = join(dir, 'one-day.html');
     expect((await runCli(['report', '--db', oneDay, '--html', oneDayHtml])).code).toBe(0);
