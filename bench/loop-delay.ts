@@ -7,12 +7,13 @@
  * time. 9c: the same PostgreSQL cold sync through a TCP proxy that delays every chunk by 2 ms each
  * way (a database on another machine), as a ratio to loopback.
  */
-import { connect, createServer, type Socket } from 'node:net';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startPgServer } from '../test/fixtures/pg-server.js';
 import { timedPass, type Pass } from './cold-sync.js';
 import { duration, num, type Figure } from './figure.js';
-import { benchEngine, spawnSimulator, tempMirror } from './harness.js';
+import { benchEngine, siblingModule, spawnSimulator, tempMirror } from './harness.js';
 
 /** Tasks in the project (benchmark 1's). */
 export const LOOP_DELAY_TASKS = 100_000;
@@ -57,7 +58,7 @@ export async function loopDelayBenchmarks(tasks = LOOP_DELAY_TASKS): Promise<Fig
       proxyFigure(direct.pass, proxied.pass, tasks),
     ];
   } finally {
-    proxy.close();
+    await proxy.close();
     mirror.dispose();
     server.stop();
     await sim.close();
@@ -92,33 +93,28 @@ function proxyFigure(direct: Pass, proxied: Pass, tasks: number): Figure {
     ...(ratio <= PROXY_TARGET_RATIO
       ? {}
       : {
-          note: 'one statement in flight at a time on the store thread: every round trip adds 4 ms',
+          note: 'every round trip to the server adds 4 ms, and a pass makes them one at a time',
         }),
   };
 }
 
-/** A TCP proxy to 127.0.0.1:`port` that holds every chunk `delayMs` before passing it on, in order. */
+/** `delay-proxy.ts` in its own process, forwarding to 127.0.0.1:`port` with `delayMs` each way. */
 async function delayingProxy(port: number, delayMs: number) {
-  const sockets = new Set<Socket>();
-  const forward = (from: Socket, to: Socket) =>
-    from.on('data', (chunk) => setTimeout(() => to.write(chunk), delayMs));
-  const server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
-    }
-    forward(client, upstream);
-    forward(upstream, client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, siblingModule('delay-proxy'), String(port), String(delayMs)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the proxy exited with code ${String(code)}`)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    port: (server.address() as { port: number }).port,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
+    port: Number(line),
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }

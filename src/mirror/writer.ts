@@ -130,6 +130,7 @@ export class MirrorWriter {
     const { store } = this;
     const guard = this.guards.get(projectId);
     const context = this.context(false, tally);
+    if (this.writtenAtOnce(projectId, rows, page, context)) return undefined;
     return store.transaction(() => {
       this.claims.fence(projectId);
       const repeated = store.seenTasks.markAll(
@@ -147,6 +148,39 @@ export class MirrorWriter {
       else store.tasks.putAll(projectId, unguarded, context);
       return undefined;
     });
+  }
+
+  /**
+   * A fresh backfill page of tasks new to the mirror, in one statement where the store offers
+   * it (PostgreSQL: one round trip instead of a transaction's eight). False when it did not:
+   * a task held or seen already, a field never seen, the lease lost; the transaction then
+   * handles the page.
+   */
+  private writtenAtOnce(
+    projectId: string,
+    rows: ReadonlyArray<readonly [Task, string]>,
+    page: BackfillPage,
+    context: WriteContext,
+  ): boolean {
+    const { store } = this;
+    if (!page.fresh || !store.backfillPages.available || context.history) return false;
+    const tasks = rows.map(([task]) => task);
+    if (context.fields.wouldGrow('tasks', tasks)) return false;
+    const guard = this.guards.get(projectId);
+    const write = new Set(tasks.filter((task) => !guard?.tasks.has(task.id)).map((t) => t.id));
+    const written = store.backfillPages.writeAtOnce({
+      projectId,
+      holder: this.claims.holder,
+      pageSize: page.pageSize,
+      page: page.page,
+      etag: page.etag,
+      totalCount: page.totalCount,
+      rows,
+      write,
+      at: context.at,
+    });
+    if (written) context.tally.rows += write.size;
+    return written;
   }
 
   /**

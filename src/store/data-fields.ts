@@ -62,9 +62,7 @@ export class FieldCatalog {
    * writes a `data_fields` row for each field and kind of value this connection did not know.
    */
   note(kind: FieldKind, records: ReadonlyArray<object>, at: string): void {
-    const known = (this.known ??= this.load());
-    let fields = known.get(kind);
-    if (fields === undefined) known.set(kind, (fields = new Map()));
+    const fields = this.fieldsOf(kind);
     for (const record of records) {
       for (const field in record) {
         const type = valueKind((record as Record<string, unknown>)[field]);
@@ -80,6 +78,18 @@ export class FieldCatalog {
     }
   }
 
+  /** True when `records` of `kind` hold a field or kind of value this connection does not know. */
+  wouldGrow(kind: FieldKind, records: ReadonlyArray<object>): boolean {
+    const fields = this.fieldsOf(kind);
+    for (const record of records) {
+      for (const field in record) {
+        const type = valueKind((record as Record<string, unknown>)[field]);
+        if (!fields.get(field)?.has(type)) return true;
+      }
+    }
+    return false;
+  }
+
   /** True once if a field was noted since the last call: the wide views need a refresh. */
   takeGrowth(): boolean {
     const grown = this.grown;
@@ -91,6 +101,13 @@ export class FieldCatalog {
   forget(): void {
     this.known = undefined;
     this.grown = true;
+  }
+
+  private fieldsOf(kind: FieldKind): Map<string, Set<string>> {
+    const known = (this.known ??= this.load());
+    let fields = known.get(kind);
+    if (fields === undefined) known.set(kind, (fields = new Map()));
+    return fields;
   }
 
   private load(): Map<string, Map<string, Set<string>>> {

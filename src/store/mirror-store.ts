@@ -1,4 +1,5 @@
 /** Every repository of the mirror over one connection, with the transaction that groups them. */
+import { BackfillPages } from './backfill-pages.js';
 import type { Db } from './database.js';
 import { FieldCatalog } from './data-fields.js';
 import { DeferredIndexes } from './deferred-indexes.js';
@@ -24,6 +25,8 @@ export class MirrorStore {
   readonly fields: FieldCatalog;
   /** Secondary indexes a cold sync builds once, at its commit. */
   readonly indexes: DeferredIndexes;
+  /** A backfill page in one statement, where the engine makes that cheaper. */
+  readonly backfillPages: BackfillPages;
 
   constructor(db: Db) {
     this.db = db;
@@ -40,6 +43,7 @@ export class MirrorStore {
     this.syncState = new SyncStateRepository(db);
     this.taskPages = new TaskPagesRepository(db);
     this.seenTasks = new SeenTasks(db);
+    this.backfillPages = new BackfillPages(db);
   }
 
   /**

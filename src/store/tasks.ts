@@ -181,7 +181,7 @@ export class TasksRepository {
   ): boolean {
     if (old === undefined) return this.insert(projectId, task, data, context);
     if (old.projectId === projectId && sameJson(old.data, data)) return false;
-    this.updateStmt.run(projectId, ...columns(task), data, context.at, task.id);
+    this.updateStmt.run(projectId, ...taskColumns(task), data, context.at, task.id);
     for (const change of trackedChanges(JSON.parse(old.data) as JsonObject, task)) {
       if (change.field === 'assignees') this.setAssignees(task.id, assigneesOf(task));
       this.history.append(task.id, projectId, change, context);
@@ -224,7 +224,7 @@ export class TasksRepository {
       return;
     }
     if (rows.length === 0) return;
-    const columnsOf = rows.map(([task]) => columns(task));
+    const columnsOf = rows.map(([task]) => taskColumns(task));
     const inserted = new Set(
       this.insertAllStmt.pluck().all({
         projectId,
@@ -260,7 +260,7 @@ export class TasksRepository {
 
   /** Inserts a task that is not in the mirror yet; false (and nothing written) if it is. */
   private insert(projectId: string, task: Task, data: string, context: WriteContext): boolean {
-    const row = [task.id, projectId, ...columns(task), data, context.at];
+    const row = [task.id, projectId, ...taskColumns(task), data, context.at];
     if (this.insertStmt.run(row).changes === 0) return false;
     for (const memberId of assigneesOf(task)) this.addAssigneeStmt.run(task.id, memberId);
     this.history.append(task.id, projectId, created(textColumn(task.name)), context);
@@ -290,7 +290,8 @@ export class TasksRepository {
 }
 
 /** The typed columns of a task after `id, project_id`, up to `updated_at`. */
-function columns(
+/** A task's typed columns: name, start and end dates, status, progress, updated at. */
+export function taskColumns(
   task: Task,
 ): [string | null, string | null, string | null, string | null, number | null, string | null] {
   return [

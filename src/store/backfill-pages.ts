@@ -1,0 +1,144 @@
+/**
+ * A backfill page in one statement, on PostgreSQL. A page of a backfill is one unit of work
+ * (`MirrorWriter.backfillPage`): the lease checked, the ids noted as seen, the page kept with the
+ * backfill's progress, its new tasks and their assignees inserted. As a transaction of separate
+ * statements that is eight round trips to the server a page, and over a network each costs its
+ * latency twice (benchmark 9c). Here the common case, a page of tasks the mirror does not hold
+ * yet, goes as one statement of data-modifying CTEs, which PostgreSQL runs atomically on its own:
+ * one round trip. Anything else (a task held already or seen before in this read, a lease not
+ * held, a unique violation from a race) writes nothing here, and the caller takes the
+ * transactional path, which handles every case. SQLite has no round trips to save: it always
+ * takes that path.
+ */
+import type { Task } from '../domain/index.js';
+import type { Db } from './database.js';
+import { dialectOf } from './db.js';
+import { encodeRows } from './task-pages.js';
+import { taskColumns } from './tasks.js';
+import { assigneesOf } from './values.js';
+
+/** PostgreSQL's SQLSTATE for a unique violation: another writer inserted one of the ids. */
+const UNIQUE_VIOLATION = '23505';
+
+/** One backfill page's unit of work, as `writeAtOnce` takes it. */
+export interface BackfillPageWrite {
+  projectId: string;
+  /** The daemon whose lease must be held (`ProjectFence.holder`); undefined for a sole owner. */
+  holder: string | undefined;
+  pageSize: number;
+  page: number;
+  etag: string | undefined;
+  totalCount: number | null;
+  /** Every task of the page with its JSON text, in page order (all are noted as seen). */
+  rows: ReadonlyArray<readonly [Task, string]>;
+  /** The ids among `rows` to write (those no write during the pass holds a later copy of). */
+  write: ReadonlySet<string>;
+  /** ISO-8601 UTC time of the write. */
+  at: string;
+}
+
+/** Writes a backfill page in one statement where the engine makes that cheaper. */
+export class BackfillPages {
+  private readonly stmt;
+
+  constructor(db: Db) {
+    this.stmt = dialectOf(db) === 'postgres' ? db.prepare(PG_PAGE_AT_ONCE) : undefined;
+  }
+
+  /** True when `writeAtOnce` can write a page (PostgreSQL). */
+  get available(): boolean {
+    return this.stmt !== undefined;
+  }
+
+  /**
+   * Writes the page in one statement if every one of its tasks is new to the mirror and to this
+   * read, and the lease is held: true, and the page is committed. False, with nothing written,
+   * otherwise: the caller writes it in a transaction.
+   */
+  writeAtOnce(input: BackfillPageWrite): boolean {
+    if (this.stmt === undefined) return false;
+    const written = input.rows.filter(([task]) => input.write.has(task.id));
+    const columns = written.map(([task]) => taskColumns(task));
+    const assignments = written.flatMap(([task]) =>
+      assigneesOf(task).map((memberId) => [task.id, memberId] as const),
+    );
+    const texts = input.rows.map(([, text]) => text);
+    try {
+      const ok = this.stmt.pluck().get({
+        projectId: input.projectId,
+        holder: input.holder ?? null,
+        seen: input.rows.map(([task]) => task.id),
+        pageSize: input.pageSize,
+        page: input.page,
+        etag: input.etag ?? null,
+        rowCount: texts.length,
+        kept: encodeRows(texts),
+        totalCount: input.totalCount,
+        at: input.at,
+        ids: written.map(([task]) => task.id),
+        names: columns.map((c) => c[0]),
+        starts: columns.map((c) => c[1]),
+        ends: columns.map((c) => c[2]),
+        statuses: columns.map((c) => c[3]),
+        progress: columns.map((c) => c[4]),
+        updated: columns.map((c) => c[5]),
+        data: written.map(([, text]) => text),
+        assignedTasks: assignments.map(([taskId]) => taskId),
+        assignedMembers: assignments.map(([, memberId]) => memberId),
+      });
+      // The session reads booleans as SQLite does: 1 and 0.
+      return ok === 1;
+    } catch (error) {
+      if ((error as { sqlState?: unknown }).sqlState === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  }
+}
+
+/**
+ * Every part is conditioned on `go`: the lease is held (locked FOR SHARE for the statement),
+ * no id of the page is in `tasks` or already seen in this read, and none repeats within it.
+ * The assignees' foreign key is checked at the statement's end, after the tasks' insert.
+ */
+const PG_PAGE_AT_ONCE = `
+WITH go AS (
+  SELECT (@holder::text IS NULL OR EXISTS (
+      SELECT 1 FROM project_leases
+      WHERE project_id = @projectId AND daemon_id = @holder AND expires_at > now() FOR SHARE))
+    AND NOT EXISTS (SELECT 1 FROM tasks WHERE id = ANY (@seen::text[]))
+    AND NOT EXISTS (
+      SELECT 1 FROM seen_tasks WHERE project_id = @projectId AND id = ANY (@seen::text[]))
+    AND cardinality(@seen::text[]) = (SELECT count(DISTINCT id) FROM unnest(@seen::text[]) AS s (id))
+    AS ok
+),
+seen AS (
+  INSERT INTO seen_tasks (project_id, id)
+  SELECT @projectId, id FROM unnest(@seen::text[]) AS s (id) WHERE (SELECT ok FROM go)
+),
+kept AS (
+  INSERT INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
+  SELECT @projectId, @pageSize, @page, @etag, @rowCount, @at, @kept WHERE (SELECT ok FROM go)
+  ON CONFLICT (project_id, page_size, page) DO UPDATE SET etag = excluded.etag,
+    row_count = excluded.row_count, read_at = excluded.read_at, rows = excluded.rows
+),
+progress AS (
+  UPDATE sync_state SET pages_read = @page, total_count = coalesce(@totalCount, total_count)
+  WHERE project_id = @projectId AND (SELECT ok FROM go)
+),
+inserted AS (
+  INSERT INTO tasks (id, project_id, name, start_date, end_date, status, progress, updated_at,
+    data, synced_at)
+  SELECT id, @projectId, name, start_date, end_date, status, progress, updated_at, data, @at
+  FROM unnest(@ids::text[], @names::text[], @starts::date[], @ends::date[], @statuses::text[],
+    @progress::float8[], @updated::timestamptz[], @data::jsonb[])
+    AS page (id, name, start_date, end_date, status, progress, updated_at, data)
+  WHERE (SELECT ok FROM go)
+),
+assigned AS (
+  INSERT INTO task_assignees (task_id, member_id)
+  SELECT task_id, member_id
+  FROM unnest(@assignedTasks::text[], @assignedMembers::text[]) AS a (task_id, member_id)
+  WHERE (SELECT ok FROM go)
+  ON CONFLICT DO NOTHING
+)
+SELECT ok FROM go`;

@@ -1,0 +1,169 @@
+/**
+ * A backfill page on PostgreSQL in one statement (`src/store/backfill-pages.ts`), against a real
+ * server: a page of new tasks costs one statement and no transaction, and writes what the
+ * transactional path writes; a page it cannot take (a task the mirror holds, an id seen before
+ * in the read, a lease not held) writes nothing there and goes the transactional way, with that
+ * path's outcome. Statements are counted by the server (`pg_stat_statements`).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { NotHeldError, type ProjectFence, type Task } from '../../src/domain/index.js';
+import { MirrorWriter } from '../../src/mirror/index.js';
+import type { BackfillPage } from '../../src/mirror/writer.js';
+import { openMirror } from '../../src/store/open.js';
+import { MirrorStore } from '../../src/store/mirror-store.js';
+import { newTally } from '../../src/store/write-context.js';
+import { FakeClock } from '../fixtures/clock.js';
+import { startPostgres } from '../fixtures/postgres.js';
+
+const project = { id: 'p1', name: 'P', active: true, readOnlyReason: null };
+
+const task = (id: string, over: Partial<Task> = {}): Task => ({
+  id,
+  name: `Task ${id}`,
+  startDate: '2026-01-01',
+  endDate: '2026-01-02',
+  status: 'NotStarted',
+  progress: 0,
+  assigneeIds: ['m1'],
+  ...over,
+});
+
+const rows = (...tasks: Task[]) => tasks.map((t) => [t, JSON.stringify(t)] as const);
+const page = (n: number): BackfillPage => ({
+  pageSize: 3,
+  page: n,
+  etag: `"e${n}"`,
+  totalCount: 9,
+  fresh: true,
+});
+
+let admin: pg.Client;
+let url: string;
+
+beforeAll(async () => {
+  const server = await startPostgres({
+    settings: { shared_preload_libraries: 'pg_stat_statements' },
+  });
+  url = await server.database();
+  admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query('CREATE EXTENSION pg_stat_statements');
+});
+
+afterAll(async () => {
+  await admin.end();
+});
+
+/** Calls since the last reset, by kind of statement. */
+async function statements(): Promise<{ atOnce: number; begin: number }> {
+  const { rows: found } = await admin.query<{ query: string; calls: string }>(
+    `SELECT query, calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  const calls = (test: (query: string) => boolean) =>
+    found.filter((row) => test(row.query)).reduce((sum, row) => sum + Number(row.calls), 0);
+  return {
+    atOnce: calls((query) => query.trimStart().startsWith('WITH go AS')),
+    begin: calls((query) => /^BEGIN/i.test(query.trim())),
+  };
+}
+
+/** A writer on a new connection; `begin` starts the project's backfill. */
+function mirror(claims?: ProjectFence, begin = true) {
+  const db = openMirror({ db: url }, 'write');
+  const store = new MirrorStore(db);
+  const writer = new MirrorWriter(store, new FakeClock(), claims);
+  const tally = newTally();
+  if (begin) writer.beginBackfill(project, tally);
+  const read = (sql: string) => db.prepare(sql).all() as unknown[];
+  return { db, store, writer, tally, read };
+}
+
+describe('a backfill page on PostgreSQL', () => {
+  beforeEach(async () => {
+    await admin.query(
+      'DROP SCHEMA IF EXISTS projmirror CASCADE; SELECT pg_stat_statements_reset()',
+    );
+  });
+
+  it('of new tasks is one statement, no transaction, and writes what a transaction would', async () => {
+    const { db, store, writer, tally, read } = mirror();
+    // The first page's fields are new to the catalogue: it takes the transaction, which notes them.
+    expect(writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally)).toBeUndefined();
+    await admin.query('SELECT pg_stat_statements_reset()');
+    const next = rows(task('t3', { assigneeIds: ['m1', 'm2'] }), task('t4', { assigneeIds: [] }));
+    expect(writer.backfillPage('p1', next, page(2), tally)).toBeUndefined();
+    expect(await statements()).toEqual({ atOnce: 1, begin: 0 });
+    expect(tally.rows).toBe(5); // the project, then t1 to t4
+    expect(read('SELECT id, name, status FROM tasks ORDER BY id')).toEqual(
+      ['t1', 't2', 't3', 't4'].map((id) => ({ id, name: `Task ${id}`, status: 'NotStarted' })),
+    );
+    expect(read('SELECT task_id, member_id FROM task_assignees ORDER BY 1, 2')).toEqual([
+      { task_id: 't1', member_id: 'm1' },
+      { task_id: 't2', member_id: 'm1' },
+      { task_id: 't3', member_id: 'm1' },
+      { task_id: 't3', member_id: 'm2' },
+    ]);
+    expect(store.taskPages.heads('p1', 3)).toEqual([
+      { page: 1, etag: '"e1"', rowCount: 2 },
+      { page: 2, etag: '"e2"', rowCount: 2 },
+    ]);
+    expect(store.syncState.get('p1')).toMatchObject({ pagesRead: 2, totalCount: 9 });
+    expect(store.seenTasks.count('p1')).toBe(4);
+    expect(read('SELECT count(*) AS n FROM task_history')).toEqual([{ n: 0 }]);
+    db.close();
+  });
+
+  it('holding a task the mirror has goes the transactional way and updates it', async () => {
+    const { db, store, writer, tally, read } = mirror();
+    writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
+    // A resumed backfill reads again a task written before (a new read: nothing seen yet).
+    store.seenTasks.clear('p1');
+    await admin.query('SELECT pg_stat_statements_reset()');
+    const again = rows(task('t2', { name: 'Renamed' }), task('t3'));
+    expect(writer.backfillPage('p1', again, page(1), tally)).toBeUndefined();
+    const counted = await statements();
+    expect(counted.atOnce).toBe(1);
+    expect(counted.begin).toBeGreaterThan(0);
+    expect(read(`SELECT id, name FROM tasks ORDER BY id`)).toEqual([
+      { id: 't1', name: 'Task t1' },
+      { id: 't2', name: 'Renamed' },
+      { id: 't3', name: 'Task t3' },
+    ]);
+    db.close();
+  });
+
+  it('repeating a task seen before in the read returns the problem, as the transaction does', async () => {
+    const { db, writer, tally, read } = mirror();
+    writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
+    writer.backfillPage('p1', rows(task('t3')), page(2), tally);
+    expect(writer.backfillPage('p1', rows(task('t4'), task('t3')), page(3), tally)).toBe(
+      'task t3 appeared twice',
+    );
+    // Page 1 noted new fields (a transaction); pages 2 and 3 were tried at once, 3 in vain.
+    expect((await statements()).atOnce).toBe(2);
+    expect(read('SELECT id FROM tasks ORDER BY id')).toEqual(
+      ['t1', 't2', 't3'].map((id) => ({ id })),
+    );
+    db.close();
+  });
+
+  it('whose lease is not held writes nothing and fails as the fence does', async () => {
+    const fence: ProjectFence = {
+      holder: 'daemon-without-lease',
+      fence: (projectId) => {
+        throw new NotHeldError(projectId);
+      },
+    };
+    const setup = mirror();
+    setup.writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), setup.tally);
+    setup.db.close();
+    const { db, writer, tally, read } = mirror(fence, false);
+    await admin.query('SELECT pg_stat_statements_reset()');
+    expect(() => writer.backfillPage('p1', rows(task('t3')), page(2), tally)).toThrow(NotHeldError);
+    expect((await statements()).atOnce).toBe(1);
+    expect(read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
+    expect(read('SELECT max(page) AS page FROM task_pages')).toEqual([{ page: 1 }]);
+    db.close();
+  });
+});
