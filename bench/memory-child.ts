@@ -1,8 +1,10 @@
 /**
  * The child process of benchmark 5: one cold sync of the simulator at `argv[2]` (token in
- * `BENCH_TOKEN`) into a fresh mirror, then one JSON line on stdout with its peak resident memory
- * (`process.resourceUsage().maxRSS`, KiB), its resident memory before the sync, and the tasks held.
+ * `BENCH_TOKEN`) into a fresh mirror, as `sync` runs it (the store on its own thread), then one
+ * JSON line on stdout with the process's peak resident memory (`process.resourceUsage().maxRSS`,
+ * KiB, both threads), its resident memory before the sync, and the tasks held.
  */
+import { openDatabase } from '../src/store/database.js';
 import { benchEngine, collectGarbage, since, tempMirror } from './harness.js';
 
 /** What the child prints. */
@@ -28,7 +30,8 @@ async function main(baseUrl: string, token: string): Promise<MemoryReport> {
       const outside = usage.rss - usage.heapTotal;
       peakOutsideHeapKib = Math.max(peakOutsideHeapKib, Math.round(outside / 1024));
     };
-    const engine = await benchEngine(baseUrl, token, mirror.db, { limits: false });
+    mirror.db.close();
+    const engine = await benchEngine(baseUrl, token, mirror.file, { limits: false });
     engine.onProgress(sample);
     collectGarbage();
     const idleRssKib = Math.round(process.memoryUsage.rss() / 1024);
@@ -37,8 +40,10 @@ async function main(baseUrl: string, token: string): Promise<MemoryReport> {
     const ms = since(start);
     await engine.close();
     if (!report.ok) throw new Error(`sync failed: ${report.error ?? 'a project failed'}`);
-    const tasks = mirror.db.prepare('SELECT count(*) FROM tasks').pluck().get() as number;
     const peakRssKib = process.resourceUsage().maxRSS;
+    const db = openDatabase(mirror.file);
+    const tasks = db.prepare('SELECT count(*) FROM tasks').pluck().get() as number;
+    db.close();
     return { idleRssKib, peakRssKib, peakHeapKib, peakOutsideHeapKib, tasks, ms };
   } finally {
     mirror.dispose();
