@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands/index.js';
 import { COMMON_OPTIONS, CONFIG_TOKEN_FILE } from '../../src/cli/common-options.js';
 import { runCli } from '../fixtures/cli.js';
-import { readme } from '../ops/readme-blocks.js';
+import { readmeSection as section } from '../ops/readme-blocks.js';
 
 declare module 'yargs' {
   // yargs' own record of what a builder declared (untyped in @types/yargs).
@@ -37,15 +37,6 @@ function declared(command: (typeof commands)[number]): { name: string; options: 
 /** `--name` as a whole flag in `text` (`--no-name` too, for a boolean on by default). */
 function namesFlag(text: string, option: string): boolean {
   return new RegExp(`--(no-)?${option}(?![\\w-])`).test(text);
-}
-
-/** The text of `## heading`, up to the next heading of that level. */
-function section(heading: string): string {
-  const text = readme();
-  const start = text.indexOf(`\n## ${heading}\n`);
-  expect(start, `README section ${heading}`).toBeGreaterThan(0);
-  const end = text.indexOf('\n## ', start + 1);
-  return text.slice(start, end < 0 ? undefined : end);
 }
 
 /** The rows of the README's Commands table whose first cell names `command`. */
