@@ -43,6 +43,8 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export interface CommonOption {
   json: 'string' | 'number' | 'object' | 'array';
   yargs: Options;
+  /** Set by the config file alone (a structured value no flag or variable spells). */
+  configOnly?: true;
 }
 
 /** Every common option, by its flag name (the config file's key too). */
@@ -79,7 +81,8 @@ export const COMMON_OPTIONS = {
       type: 'string',
       default: 'info',
       choices: LOG_LEVELS,
-      describe: 'pino log level; JSON lines on stdout (readable lines on a terminal)',
+      describe:
+        'pino log level; JSON lines (readable lines on a terminal), on stdout for run and on stderr for every other command',
     },
   },
   timezone: {
@@ -104,6 +107,7 @@ export const COMMON_OPTIONS = {
   },
   'token-files': {
     json: 'array',
+    configOnly: true,
     yargs: {
       describe:
         'token files with labels and scopes (config file only): [{"file": FILE, "label": LABEL, "scope": "project" | "account"}]',
@@ -121,7 +125,14 @@ export const COMMON_OPTIONS = {
     json: 'string',
     yargs: { type: 'string', describe: 'mirror only these project ids (comma-separated)' },
   },
-  routes: { json: 'object', yargs: { describe: 'route overrides (config file only)' } },
+  routes: {
+    json: 'object',
+    configOnly: true,
+    yargs: {
+      describe:
+        'route overrides (config file only): {"getProject": {"path": "/projects/{projectId}/summary"}}',
+    },
+  },
   'metrics-port': {
     json: 'number',
     yargs: { type: 'number', describe: 'serve Prometheus /metrics and /healthz on this port' },
@@ -235,9 +246,15 @@ export function readCommonConfig(file: string): Record<string, unknown> {
 
 /**
  * Adds every common option and `--config` to a command. Options not in `used` are accepted from
- * flags, environment and config file alike, hidden from the command's help, and ignored.
+ * flags, environment and config file alike, hidden from the command's options, and named in its
+ * help's last lines as accepted and ignored. `own` names options the command declares itself
+ * (enqueue's `--token LABEL`), which the hidden ones must not shadow.
  */
-export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]): Argv {
+export function withCommonOptions(
+  yargs: Argv,
+  used: readonly CommonOptionName[],
+  own: readonly string[] = [],
+): Argv {
   let result = yargs
     .config(
       'config',
@@ -245,6 +262,7 @@ export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]
       readCommonConfig,
     )
     .default('config', defaultConfigFile(), DEFAULT_CONFIG_FILE);
+  const ignored: CommonOptionName[] = [];
   for (const [name, option] of Object.entries(COMMON_OPTIONS) as [
     CommonOptionName,
     CommonOption,
@@ -254,13 +272,38 @@ export function withCommonOptions(yargs: Argv, used: readonly CommonOptionName[]
     } else {
       const { type, describe } = option.yargs;
       result = result.option(name, { ...(type ? { type } : {}), describe, hidden: true });
+      ignored.push(name);
     }
   }
-  const routes = COMMON_OPTIONS.routes.yargs;
-  return result
-    .option('routes', { ...routes, hidden: true })
-    .option(CONFIG_TOKEN_FILE, { type: 'string', hidden: true, describe: 'token-file of --config' })
-    .option('token', { type: 'string', hidden: true, describe: 'from PROJMIRROR_TOKEN only' });
+  result = result.option(CONFIG_TOKEN_FILE, {
+    type: 'string',
+    hidden: true,
+    describe: 'token-file of --config',
+  });
+  if (!own.includes('token')) {
+    result = result.option('token', {
+      type: 'string',
+      hidden: true,
+      describe: 'from PROJMIRROR_TOKEN only',
+    });
+  }
+  const line = ignoredOptionsLine(ignored, !used.includes('token-file'));
+  return line === '' ? result : result.epilogue(line);
+}
+
+/**
+ * The help's last line: the common options a command accepts and ignores, so that its help names
+ * every option it takes. Empty when it ignores none.
+ */
+function ignoredOptionsLine(ignored: readonly CommonOptionName[], tokenIgnored: boolean): string {
+  const configOnly = (name: CommonOptionName) => 'configOnly' in COMMON_OPTIONS[name];
+  const flags = ignored.filter((name) => !configOnly(name)).map((name) => `--${name}`);
+  if (tokenIgnored) flags.push('PROJMIRROR_TOKEN');
+  const keys = ignored.filter(configOnly);
+  const parts = [flags.join(', '), keys.length > 0 ? `the config file's ${keys.join(', ')}` : ''];
+  const named = parts.filter((part) => part !== '').join('; ');
+  if (named === '') return '';
+  return `Every command accepts every common option, as a flag, a PROJMIRROR_* variable or a config file key, so that one environment or config file serves them all; this one ignores ${named}.`;
 }
 
 /** `--on-conflict` as checked: hold (the default) or overwrite. */

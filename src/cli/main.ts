@@ -3,7 +3,7 @@ import yargs from 'yargs';
 import { errorLine, UsageError } from '../domain/index.js';
 import { commands } from './commands/index.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, ExitError, type ExitCode } from './exit.js';
-import { refuseTokenFlag } from './options.js';
+import { refuseInternalOptions, refuseTokenFlag } from './options.js';
 import { VERSION } from './version.js';
 
 /** Runs the CLI with `argv` (without node and script) and sets `process.exitCode`. */
@@ -91,6 +91,7 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
   }
   try {
     refuseTokenFlag(argv);
+    refuseInternalOptions(argv);
     await parser.parseAsync();
     return exitCode;
   } catch (error) {

@@ -99,6 +99,24 @@ export function refuseTokenFlag(argv: string[]): void {
   }
 }
 
+/**
+ * Refuses the config file's `token-file` under its internal name (`CONFIG_TOKEN_FILE`) from the
+ * command line or the environment: an option for the config file's value alone, no user's.
+ */
+export function refuseInternalOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const flag = `--${CONFIG_TOKEN_FILE}`;
+  if (argv.some((word) => word === flag || word.startsWith(`${flag}=`))) {
+    throw new UsageError(`unknown option: ${flag}`);
+  }
+  const variable = `PROJMIRROR_${CONFIG_TOKEN_FILE.toUpperCase().replaceAll('-', '_')}`;
+  if (env[variable] !== undefined) {
+    throw new UsageError(`unknown environment variable: ${variable}`);
+  }
+}
+
 /** `--db` and `--db-password-file`: where the mirror is. */
 export function mirrorLocation(args: Record<string, unknown>): MirrorLocation {
   const passwordFile = args['dbPasswordFile'];

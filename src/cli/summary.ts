@@ -80,8 +80,7 @@ export function pushSummaryLine(summary: PushSummary): string {
     summary.heldElsewhere > 0 ? `, ${summary.heldElsewhere} left to other daemons` : '';
   const conflicts = summary.conflicts > 0 ? `, ${summary.conflicts} in conflict` : '';
   const items = `${summary.done} done, ${summary.failed} failed${conflicts}, ${summary.pending} left pending${elsewhere}`;
-  const requests = summary.sent + summary.rereads;
-  return `push: ${items}; ${plural(requests, 'request')}; ${seconds(summary.durationMs)}`;
+  return `push: ${items}; ${plural(summary.requests, 'request')}; ${seconds(summary.durationMs)}`;
 }
 
 function count(value: number): string {

@@ -67,7 +67,12 @@ export interface PushOnceOptions {
 
 /** What one pass did. */
 export interface PushReport {
-  /** Requests made. */
+  /**
+   * HTTP requests sent, as the service counts them: writes, re-reads and listings, every retry
+   * (a 5xx, a dropped connection, a 429 waited out) and each try through another token included.
+   */
+  requests: number;
+  /** Tries of an item that sent its write (each retry of an item counts once more). */
   sent: number;
   done: number;
   failed: number;
@@ -139,6 +144,7 @@ export class OutboxPusher {
   async pushOnce(options: PushOnceOptions = {}): Promise<PushReport> {
     await this.recoverOnce();
     const report: PushReport = {
+      requests: 0,
       sent: 0,
       done: 0,
       failed: 0,
@@ -273,6 +279,9 @@ export class OutboxPusher {
       mirror: this.mirror,
       onReread: () => {
         report.rereads += 1;
+      },
+      onSent: () => {
+        report.requests += 1;
       },
     });
     if (outcome.sent) report.sent += 1;

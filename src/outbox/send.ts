@@ -10,6 +10,7 @@ import {
   MalformedResponseError,
   RateLimitedError,
   RemoteStatusError,
+  type CallOptions,
   type Clock,
   type RecordChange,
   type RemoteApi,
@@ -55,8 +56,13 @@ export interface SendContext {
   isFresh: (projectId: string) => boolean;
   /** Writes what a re-read of an item's target found into the mirror. */
   mirror: Pick<Store['mirror'], 'applyFetched'>;
-  /** Told of each re-read request. */
+  /** Told of each re-read of a target (one call, however many requests it takes). */
   onReread?: () => void;
+  /**
+   * Told of each HTTP request sent for the item: the re-read, the write, the listing a token's
+   * choice may need, and every retry of each (`CallOptions.onSent`).
+   */
+  onSent?: () => void;
 }
 
 /** Tries `head` once; never throws for anything the service or the network does. */
@@ -88,7 +94,7 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
       log.warn({ error: request.refused }, 'outbox item failed: no token can send it');
       return { kind: 'failed', sent: false };
     }
-    const response = await ctx.remote.send(request, { signal: ctx.signal, purpose: 'push' });
+    const response = await ctx.remote.send(request, callOf(ctx));
     const note = await recorded(ctx, () =>
       ctx.outbox.markDone(item, response, ctx.clock.now(), true),
     );
@@ -98,6 +104,15 @@ export async function sendItem(head: OutboxItem, ctx: SendContext): Promise<Outc
   } catch (error) {
     return await settleError(item, error, ctx, log);
   }
+}
+
+/** The options of every call a try makes: its signal, the push's purpose, and the request count. */
+function callOf(ctx: SendContext): CallOptions {
+  return {
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    purpose: 'push',
+    ...(ctx.onSent ? { onSent: ctx.onSent } : {}),
+  };
 }
 
 /** True when the item is checked and the mirror's copy of its target may be older than it. */
@@ -112,7 +127,7 @@ function needsReread(item: OutboxItem, ctx: SendContext): boolean {
  * which stays pending (nothing was claimed).
  */
 async function reread(item: OutboxItem, ctx: SendContext): Promise<Outcome | undefined> {
-  const call = { ...(ctx.signal ? { signal: ctx.signal } : {}), purpose: 'push' as const };
+  const call = callOf(ctx);
   const { projectId } = item;
   try {
     ctx.onReread?.();
@@ -171,10 +186,7 @@ async function withToken(
   ctx: SendContext,
 ): Promise<WriteRequest | { refused: string }> {
   if (ctx.remote.writeToken === undefined) return request;
-  const choice = await ctx.remote.writeToken(item.projectId, item.tokenLabel, {
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-    purpose: 'push',
-  });
+  const choice = await ctx.remote.writeToken(item.projectId, item.tokenLabel, callOf(ctx));
   if ('refused' in choice) return choice;
   if (choice.label !== item.tokenLabel) await ctx.outbox.setToken(item.id, choice.label);
   return { ...request, token: choice.label };

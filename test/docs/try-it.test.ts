@@ -52,6 +52,8 @@ async function until<T>(read: () => T | undefined, what: string, timeoutMs = 30_
 describe('the README, "Try it against the simulator"', () => {
   it('runs as written: simulate, token, sync, status, run', async () => {
     const lines = blockLines('Try it against the simulator');
+    // Each line is run below (test/docs/readme-commands.test.ts counts on it).
+    expect(lines).toHaveLength(6);
     expect(lines[0]).toBe('npm ci'); // done before npm test
     const dir = tempDir();
     const strip = (line: string) => line.replace(/\s+#.*$/, '').trim();

@@ -177,7 +177,7 @@ ok "npm pack: $(basename "$CHECKOUT"/projmirror-*.tgz) in $(ms_since "$t") ms"
 # `npm pack` ran above, in the checkout, which has the dev dependencies it builds with.
 install_block=$(readme_block Install)
 grep -q '^npm pack' <<<"$install_block" || fail "README Install: no 'npm pack' line"
-grep -q 'npm install -g ./projmirror-\*.tgz' <<<"$install_block" || fail "README Install: no 'npm install -g' line"
+grep -q 'npm install -g .*\./projmirror-\*.tgz' <<<"$install_block" || fail "README Install: no 'npm install -g' line"
 t=$(date +%s%N)
 if ! systemd-nspawn --quiet --register=no --keep-unit --machine=projmirror-ci -D "$ROOT" \
   --bind-ro=/etc/hosts --bind-ro=/etc/ssl/certs/ca-certificates.crt --pipe \
@@ -191,7 +191,7 @@ version=$(grep -E '^[0-9]+\.[0-9]+\.[0-9]+' "$RUN/install.log" | tail -1)
 expected=$(node -p 'require("./package.json").version')
 [ "$version" = "$expected" ] || { tail -30 "$RUN/install.log"; fail "projmirror --version printed '$version', not $expected"; }
 [ -x "$ROOT/usr/bin/projmirror" ] || fail "npm install -g put no /usr/bin/projmirror"
-ok "install: README's 'sudo npm install -g ./projmirror-*.tgz' in the container, projmirror --version $version, $(ms_since "$t") ms"
+ok "install: README's 'sudo npm install -g ... ./projmirror-*.tgz' in the container, projmirror --version $version, $(ms_since "$t") ms"
 
 # 4. Boot: systemd as PID 1, a private network (only lo), no registration with a host systemd
 # (CI machines have none as PID 1): --register=no --keep-unit.

@@ -19,7 +19,7 @@ import { tempDir } from '../fixtures/db.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { startNotifySocket } from './notify-socket.js';
-import { scriptIntoRoot, shellBlocks } from './readme-blocks.js';
+import { readme, scriptIntoRoot, shellBlocks } from './readme-blocks.js';
 
 const TOKEN = 'glt_test_ops_install_0123456789';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,6 +66,11 @@ function checkout(): string {
 
 /** Runs a bash script with `$ROOT` set; fails the test with its output if it fails. */
 function bash(script: string, cwd: string, root: string): string {
+  return bashOutput(script, cwd, root).stdout;
+}
+
+/** `bash`, with what the script wrote on stderr too. */
+function bashOutput(script: string, cwd: string, root: string): { stdout: string; stderr: string } {
   const result = spawnSync('bash', ['-c', script], {
     cwd,
     encoding: 'utf8',
@@ -77,7 +82,19 @@ function bash(script: string, cwd: string, root: string): string {
       `script failed (${result.status}):\n${script}\n${result.stdout}\n${result.stderr}`,
     );
   }
-  return result.stdout;
+  return { stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * npm's warnings about install scripts not covered by `allowScripts`, but the one the README
+ * shows (projmirror's own `prepare`, which a tarball's install does not run).
+ */
+function undocumentedScriptWarnings(stderr: string): string[] {
+  const documented =
+    /^npm warn install-scripts\s*$|allowScripts:$|projmirror@[\d.]+ \(prepare: |Run `npm install -g --allow-scripts=projmirror`/;
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('npm warn install-scripts') && !documented.test(line));
 }
 
 /** The [Service] settings of a unit file; repeated keys keep every value. */
@@ -271,7 +288,11 @@ describe("the README's install and systemd steps", () => {
 
       const [install, service] = [shellBlocks('Install'), shellBlocks('Running under systemd')];
       expect([install.length, service.length]).toEqual([1, 1]);
-      expect(bash(scriptIntoRoot(install[0]!), repo, root).trim().split('\n').at(-1)).toBe(VERSION);
+      const installed = bashOutput(scriptIntoRoot(install[0]!), repo, root);
+      expect(installed.stdout.trim().split('\n').at(-1)).toBe(VERSION);
+      // The README's install meets no warning it does not show (npm 11: allowScripts).
+      expect(undocumentedScriptWarnings(installed.stderr)).toEqual([]);
+      expect(readme()).toContain(`projmirror@${VERSION} (prepare: npm run build)`);
       expectPackContents(join(repo, `projmirror-${VERSION}.tgz`));
       bash(scriptIntoRoot(service[0]!), repo, root);
       const mirror = pointConfigAt(root, sim);

@@ -11,13 +11,18 @@ export function readme(): string {
   return readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 }
 
-/** The `sh` blocks under the `## heading` (up to the next heading of that level), in order. */
-export function shellBlocks(heading: string): string[] {
+/** The text of the README's `## heading`, up to the next heading of that level. */
+export function readmeSection(heading: string): string {
   const text = readme();
   const start = text.indexOf(`\n## ${heading}\n`);
   if (start < 0) throw new Error(`README has no section "## ${heading}"`);
   const end = text.indexOf('\n## ', start + 1);
-  const section = text.slice(start, end < 0 ? undefined : end);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** The `sh` blocks under the `## heading`, in order. */
+export function shellBlocks(heading: string): string[] {
+  const section = readmeSection(heading);
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 }
 

@@ -185,7 +185,7 @@ async function pushEdits(engine: Engine, sim: Simulator): Promise<void> {
   await Promise.all(queued);
   const pushed = await engine.pusher().pushOnce({ ignoreBackoff: true });
   out(
-    `\n3. Queued ${plural(queued.length, 'edit')} in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${plural(pushed.sent, 'request')}).`,
+    `\n3. Queued ${plural(queued.length, 'edit')} in the outbox and pushed them: ${pushed.done} done, ${pushed.failed} failed (${plural(pushed.requests, 'request')}).`,
   );
   const items = (await outbox.list()).map((item) => [
     item.id,

@@ -7,7 +7,8 @@ import { openMirror } from '../../store/open.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { readStdin } from '../stdio.js';
-import { mirrorLocation, withStoreOptions } from '../options.js';
+import { STORE_OPTIONS, withCommonOptions } from '../common-options.js';
+import { mirrorLocation } from '../options.js';
 
 /** The largest `--body` read from a file or standard input. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -50,7 +51,7 @@ export const enqueueCommand: CliCommand = {
   command: 'enqueue <op>',
   describe: 'add an outbox item locally, without network; prints its id and idempotency key',
   builder: (yargs) =>
-    withStoreOptions(yargs)
+    withCommonOptions(yargs, STORE_OPTIONS, ['token'])
       .positional('op', { type: 'string', describe: `the edit: ${OUTBOX_OPS.join(', ')}` })
       .option('project', { type: 'string', demandOption: true, describe: 'the project id' })
       .option('target', {

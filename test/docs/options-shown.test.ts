@@ -1,0 +1,134 @@
+/**
+ * Every option a command accepts, as the CLI itself declares it (each command's yargs builder),
+ * is named in that command's `--help` (as an option, or in the last line among the common
+ * options it accepts and ignores) and in the README: a common option in its Configuration
+ * section with its `PROJMIRROR_*` variable (or as a config file key), a command's own option in
+ * that command's row of the Commands table.
+ */
+import yargs from 'yargs';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/commands/index.js';
+import { COMMON_OPTIONS, CONFIG_TOKEN_FILE } from '../../src/cli/common-options.js';
+import { runCli } from '../fixtures/cli.js';
+import { readmeSection as section } from '../ops/readme-blocks.js';
+
+declare module 'yargs' {
+  // yargs' own record of what a builder declared (untyped in @types/yargs).
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- as @types/yargs declares it
+  interface Argv<T> {
+    getOptions(): { key: Record<string, unknown> };
+  }
+}
+
+/** yargs' own options, which it shows on every help. */
+const BUILT_IN = new Set(['help', 'version']);
+
+/** A command's name and the options its builder declares, positionals aside. */
+function declared(command: (typeof commands)[number]): { name: string; options: string[] } {
+  const parser = yargs([]);
+  command.builder(parser);
+  const positionals = [...command.command.matchAll(/[<[]([\w-]+)[\]>]/g)].map((m) => m[1]);
+  const options = Object.keys(parser.getOptions().key).filter(
+    (key) => !BUILT_IN.has(key) && !positionals.includes(key),
+  );
+  return { name: command.command.split(' ')[0]!, options };
+}
+
+/** `--name` as a whole flag in `text` (`--no-name` too, for a boolean on by default). */
+function namesFlag(text: string, option: string): boolean {
+  return new RegExp(`--(no-)?${option}(?![\\w-])`).test(text);
+}
+
+/** The rows of the README's Commands table whose first cell names `command`. */
+function commandRows(command: string): string {
+  return section('Commands')
+    .split('\n')
+    .filter((line) => new RegExp(`^\\| \`${command}[ \`]`).test(line))
+    .join('\n');
+}
+
+const isCommon = (option: string): option is keyof typeof COMMON_OPTIONS =>
+  option in COMMON_OPTIONS;
+const variableOf = (option: string) => `PROJMIRROR_${option.toUpperCase().replaceAll('-', '_')}`;
+
+describe('every option shown', () => {
+  const all = commands.map(declared);
+
+  it('finds the options the CLI declares', () => {
+    expect(all.map(({ name }) => name)).toContain('sync');
+    for (const { name, options } of all) expect(options.length, name).toBeGreaterThan(0);
+    expect(all.find(({ name }) => name === 'simulate')!.options).toContain('fail');
+  });
+
+  it("in each command's --help", async () => {
+    const helps = await Promise.all(all.map(({ name }) => runCli([name, '--help'])));
+    const missing: string[] = [];
+    all.forEach(({ name, options }, index) => {
+      const help = helps[index]!;
+      expect(help.code, `${name} --help`).toBe(0);
+      for (const option of options) {
+        // The config file's token-file under its internal name: refused on the command line
+        // and in the environment (checked below), so no help names it.
+        if (option === CONFIG_TOKEN_FILE) continue;
+        // A hidden `token` is PROJMIRROR_TOKEN: a token is never a flag.
+        const shown =
+          option === 'token' && !namesFlag(help.stdout, 'token')
+            ? help.stdout.includes('PROJMIRROR_TOKEN')
+            : namesFlag(help.stdout, option) ||
+              (isCommon(option) &&
+                'configOnly' in COMMON_OPTIONS[option] &&
+                new RegExp(`config file's .*\\b${option}\\b`).test(help.stdout));
+        if (!shown) missing.push(`${name} --${option}`);
+      }
+    });
+    expect(missing).toEqual([]);
+  }, 60_000);
+
+  it('in the README: common options in Configuration, with their variables; the rest in Commands', () => {
+    const configuration = section('Configuration');
+    const missing: string[] = [];
+    for (const { name, options } of all) {
+      const rows = commandRows(name);
+      if (rows === '') missing.push(`Commands: no row for ${name}`);
+      // A command without --config (simulate, demo) reads no common option: all are its own.
+      const common = options.includes('config');
+      for (const option of options) {
+        if (option === CONFIG_TOKEN_FILE) continue;
+        if (!common) {
+          if (!namesFlag(rows, option)) missing.push(`Commands, ${name}: --${option}`);
+        } else if (
+          option === 'config' ||
+          (isCommon(option) && !('configOnly' in COMMON_OPTIONS[option]))
+        ) {
+          if (!namesFlag(configuration, option)) missing.push(`Configuration: --${option}`);
+          if (!configuration.includes(variableOf(option))) {
+            missing.push(`Configuration: ${variableOf(option)}`);
+          }
+        } else if (isCommon(option)) {
+          if (!configuration.includes(`\`${option}\``) && !configuration.includes(`"${option}"`)) {
+            missing.push(`Configuration: config key ${option}`);
+          }
+        } else if (option === 'token' && name !== 'enqueue' && name !== 'simulate') {
+          if (!configuration.includes('PROJMIRROR_TOKEN')) missing.push('PROJMIRROR_TOKEN');
+        } else if (!namesFlag(rows, option)) {
+          missing.push(`Commands, ${name}: --${option}`);
+        }
+      }
+    }
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('refuses the config file token-file under its internal name from flags and environment', async () => {
+    const flag = await runCli(['status', `--${CONFIG_TOKEN_FILE}`, '/etc/passwd']);
+    expect([flag.code, flag.stderr]).toEqual([
+      2,
+      `projmirror: unknown option: --${CONFIG_TOKEN_FILE}\n`,
+    ]);
+    const variable = variableOf(CONFIG_TOKEN_FILE);
+    const env = await runCli(['status'], { env: { [variable]: '/etc/passwd' } });
+    expect([env.code, env.stderr]).toEqual([
+      2,
+      `projmirror: unknown environment variable: ${variable}\n`,
+    ]);
+  });
+});
