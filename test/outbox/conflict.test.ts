@@ -21,6 +21,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { outboxItems } from '../fixtures/outbox.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { DELETED_TARGETS, makeRecords } from './deleted-targets.js';
 import { storeOver } from '../fixtures/store.js';
 
 const logger = pino({ level: 'silent' });
@@ -181,18 +182,23 @@ describe('the check before sending', () => {
     expect(item(deps).lastError).toMatch(/^conflict: dependencies was \[\] when queued, is \[/);
   });
 
-  it('holds an update of a task deleted on the service instead of a silent 404', async () => {
-    const sim = await startTestSimulator({ projects: 1, tasks: 2, dependenciesPerProject: 0 });
-    const { tasks, queue, push, item } = await setup(sim);
-    const taskId = tasks[0]!.id;
-    const id = queue('task.update', { name: 'Too late' }, taskId);
-    sim.service.deleteTask(taskId);
-    expect(await push()).toMatchObject({ conflicts: 1, failed: 0 });
-    expect(item(id).lastError).toBe(
-      `conflict: task ${taskId} was deleted on the service after the item was queued`,
-    );
-    expect(json(item(id).conflict)).toMatchObject({ fields: 'record', remote: null });
-  });
+  it.each(DELETED_TARGETS)(
+    'holds $op of a record deleted on the service instead of a silent 404',
+    async (target) => {
+      const sim = await startTestSimulator({ projects: 1, tasks: 2, dependenciesPerProject: 0 });
+      const records = makeRecords(sim);
+      const { queue, push, item } = await setup(sim);
+      const id = queue(target.op, target.body(records), target.target(records));
+      target.remove(sim, records);
+      const writes = writesOf(sim);
+      expect(await push()).toMatchObject({ conflicts: 1, failed: 0, done: 0, rereads: 1 });
+      expect(writesOf(sim)).toBe(writes);
+      expect(item(id)).toMatchObject({ state: 'conflict', lastError: target.lastError(records) });
+      expect(json(item(id).conflict)).toMatchObject({ fields: target.fields });
+      if (target.fields === 'record')
+        expect(json(item(id).conflict)).toMatchObject({ remote: null });
+    },
+  );
 
   it('overwrites with --on-conflict overwrite (last writer wins), with no read first', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });
