@@ -21,7 +21,6 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { RequestGovernor } from '../../src/budget/index.js';
 import { Freshness } from '../../src/daemon/freshness.js';
 import { systemClock, type RemoteApi } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
@@ -32,11 +31,11 @@ import {
   type OnConflict,
 } from '../../src/outbox/index.js';
 import { decodeMessage } from '../../src/realtime/index.js';
-import { createHttpRemote } from '../../src/remote/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { outboxItems } from '../fixtures/outbox.js';
+import { simulatorRemote } from '../fixtures/sim.js';
 import { storeOver } from '../fixtures/store.js';
 
 const logger = pino({ level: 'silent' });
@@ -182,13 +181,7 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
   });
   const { file } = tempDatabase();
   let db: Db = openDatabase(file);
-  const http = createHttpRemote({
-    baseUrl: sim.baseUrl,
-    token: sim.token,
-    gate: new RequestGovernor({ clock: systemClock }),
-    clock: systemClock,
-    logger,
-  });
+  const http = simulatorRemote(sim);
   /** Per task id, the bodies the service accepted, in the order it accepted them. */
   const accepted = new Map<string, string[]>();
   const remote = new Proxy(http, {

@@ -6,7 +6,6 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestGovernor } from '../../src/budget/index.js';
 import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import {
@@ -15,12 +14,11 @@ import {
   resolveOutboxItem,
   type OnConflict,
 } from '../../src/outbox/index.js';
-import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { outboxItems } from '../fixtures/outbox.js';
 import { tempDatabase } from '../fixtures/db.js';
-import { startTestSimulator } from '../fixtures/sim.js';
+import { simulatorRemote, startTestSimulator } from '../fixtures/sim.js';
 import { DELETED_TARGETS, makeRecords } from './deleted-targets.js';
 import { storeOver } from '../fixtures/store.js';
 
@@ -29,13 +27,7 @@ const logger = pino({ level: 'silent' });
 /** A synced mirror of a one-project simulator, a queue and a push with either policy. */
 async function setup(sim: Simulator) {
   const { db, file } = tempDatabase();
-  const remote = createHttpRemote({
-    baseUrl: sim.baseUrl,
-    token: sim.token,
-    gate: new RequestGovernor({ clock: systemClock }),
-    clock: systemClock,
-    logger,
-  });
+  const remote = simulatorRemote(sim);
   const store = storeOver(db, systemClock);
   const mirror = new Mirror({ store: store.mirror, remote, clock: systemClock, logger });
   expect((await mirror.syncAll()).ok).toBe(true);

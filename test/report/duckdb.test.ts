@@ -56,7 +56,7 @@ let duck: DuckDBConnection;
 async function mirrorInDuckDb(): Promise<{ name: string; sql: string }[]> {
   ({ db } = await buildReportMirror());
   // Queued edits in every state, so v_tasks_pending applies some and leaves others.
-  await queuePendingEdits((sql, params) => db.prepare(sql).run(...params), 'sqlite');
+  await queuePendingEdits((sql, params) => db.prepare(sql).run(...params));
   const instance = await DuckDBInstance.create(':memory:');
   duck = await instance.connect();
   onTestFinished(() => duck.closeSync());

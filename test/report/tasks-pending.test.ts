@@ -15,6 +15,7 @@ import { runCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { queueEdits, type QueuedEdit } from './mirror.js';
 
 const TOKEN = 'glt_test_tasks_pending_0123456789';
 
@@ -51,7 +52,7 @@ function task(id: string, name: string, status: string, progress: number, assign
 }
 
 /** [op, target, body, state]: what a user queued, and where each item is in its life. */
-const QUEUED: ReadonlyArray<readonly [string, string, string, string]> = [
+const QUEUED: readonly QueuedEdit[] = [
   ['task.update', 't_1', '{"status":"InProgress","name":"Pour the slab"}', 'pending'],
   // A later item wins: progress 100 makes the status Done (spec 3), over InProgress.
   ['task.update', 't_1', '{"progress":100}', 'sending'],
@@ -132,7 +133,7 @@ function sqliteEngine(file: string): Engine {
   const db = new Database(file);
   return {
     run: async (sql, params) => {
-      db.prepare(sql.replace(/\$\d/g, '?')).run(...params);
+      db.prepare(sql).run(...params);
     },
     rows: async (view, columns) => {
       const list = columns === 'pending' ? `${COLUMNS}, pending_fields, pending_items` : COLUMNS;
@@ -177,16 +178,17 @@ async function synced(db: string) {
 async function showsTheBoardAsItWillBe(
   db: string,
   open: (db: string) => Promise<Engine>,
+  marks: 'sqlite' | 'postgres',
 ): Promise<void> {
   const { sim, dir, remote } = await synced(db);
   const engine = await open(db);
   try {
-    for (const [op, target, body, state] of QUEUED) {
-      await engine.run(
-        'INSERT INTO outbox (op, project_id, target_id, body, state) VALUES ($1, $2, $3, $4, $5)',
-        [op, 'p_1', target, body, state],
-      );
-    }
+    await queueEdits(
+      QUEUED,
+      () => 'p_1',
+      (sql, params) => engine.run(sql, params),
+      marks,
+    );
     const pending = await engine.rows('v_tasks_pending', 'pending');
     expect(pending).toEqual(EXPECTED);
     // The mirror itself is untouched: v_tasks still shows the service's values.
@@ -213,7 +215,11 @@ async function showsTheBoardAsItWillBe(
 
 describe('v_tasks_pending', () => {
   it('shows the tasks with their pending and sending updates applied, on SQLite', async () => {
-    await showsTheBoardAsItWillBe(join(tempDir(), 'm.sqlite'), async (db) => sqliteEngine(db));
+    await showsTheBoardAsItWillBe(
+      join(tempDir(), 'm.sqlite'),
+      async (db) => sqliteEngine(db),
+      'sqlite',
+    );
   }, 60_000);
 
   describe('on PostgreSQL', () => {
@@ -223,7 +229,7 @@ describe('v_tasks_pending', () => {
     }, 60_000);
 
     it('shows the same rows', async () => {
-      await showsTheBoardAsItWillBe(await server.database(), postgresEngine);
+      await showsTheBoardAsItWillBe(await server.database(), postgresEngine, 'postgres');
     }, 60_000);
   });
 });

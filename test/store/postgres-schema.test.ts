@@ -61,7 +61,7 @@ async function reportMirror() {
   const mirror = await buildReportMirror();
   addCraftedRows(mirror.db, isoTime(Date.now() - 60_000));
   // Queued edits, which v_tasks_pending applies (or not) as schema.sql's does.
-  await queuePendingEdits((sql, params) => mirror.db.prepare(sql).run(...params), 'sqlite');
+  await queuePendingEdits((sql, params) => mirror.db.prepare(sql).run(...params));
   // Rows inserted by hand: their fields noted as an upgrade notes the rows held.
   noteHeldFields(mirror.db);
   refreshWideViews(mirror.db);
