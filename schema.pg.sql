@@ -669,15 +669,6 @@ applied AS (
       AS pending_fields
   FROM tasks x
   LEFT JOIN pending q ON q.project_id = x.project_id AND q.target_id = x.id
-),
-assigned AS (
-  SELECT x.id AS task_id, a.member_id FROM task_assignees a
-  JOIN applied x ON x.id = a.task_id
-  WHERE x.pending_assignees IS NULL
-  UNION
-  SELECT x.id AS task_id, e.member_id
-  FROM applied x CROSS JOIN LATERAL jsonb_array_elements_text(x.pending_assignees::jsonb) AS e(member_id)
-  WHERE x.pending_assignees IS NOT NULL
 )
 SELECT
   t.id                                               AS task_id,
@@ -709,9 +700,15 @@ CROSS JOIN LATERAL (
       ORDER BY coalesce(m.name, a.member_id) COLLATE "C") || ']' AS names,
     string_agg(coalesce(m.name, a.member_id), ', ' ORDER BY coalesce(m.name, a.member_id) COLLATE "C")
       AS display
-  FROM assigned a
+  -- Who will be assigned: the pending list where there is one, else the mirror's (per task, so
+  -- that task_assignees' index serves it).
+  FROM (
+    SELECT s.member_id FROM task_assignees s
+    WHERE s.task_id = t.id AND t.pending_assignees IS NULL
+    UNION
+    SELECT e.member_id FROM jsonb_array_elements_text(t.pending_assignees::jsonb) AS e(member_id)
+  ) AS a
   LEFT JOIN members m ON m.project_id = t.project_id AND m.id = a.member_id
-  WHERE a.task_id = t.id
 ) AS n;
 
 -- One row per task assignee, resolved to its project's roster.
