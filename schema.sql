@@ -410,6 +410,183 @@ FROM (
 ) t
 JOIN projects p ON p.id = t.project_id;
 
+-- v_tasks as it will be once the outbox drains (issue 21): each task with its pending and sending
+-- task.update and task.set_assignees items applied in queue order, a later item's field winning,
+-- with the derivation the service makes (a progress sent alone sets the status: 0 NotStarted,
+-- 100 Done, else InProgress; Done or NotStarted sent alone set progress 100 or 0, InProgress sent
+-- alone keeps the progress within 1..99). A value the push would refuse (a name that is not a
+-- string, a date that is not a calendar date, a progress outside 0..100) is not applied.
+-- pending_fields names the columns the queue sets, as a JSON array; pending_items counts the
+-- items. Items in conflict, done, failed or discarded are not applied; nor are creates, deletes.
+-- Values are read as JSON text first (`->`, whose first character tells the type), so that no
+-- cast ever meets a value it cannot convert: DuckDB would fail the query where SQLite gives NULL.
+CREATE VIEW v_tasks_pending AS
+WITH
+queued AS (
+  SELECT o.id, o.project_id, o.target_id, o.op,
+    CASE WHEN json_valid(o.body) THEN o.body END AS body
+  FROM outbox o
+  WHERE o.state IN ('pending', 'sending') AND o.op IN ('task.update', 'task.set_assignees')
+    AND o.target_id IS NOT NULL
+),
+as_json AS (
+  SELECT q.*,
+    CASE WHEN q.op = 'task.update' THEN q.body -> '$.name' END AS name_j,
+    CASE WHEN q.op = 'task.update' THEN q.body -> '$.startDate' END AS start_j,
+    CASE WHEN q.op = 'task.update' THEN q.body -> '$.endDate' END AS end_j,
+    CASE WHEN q.op = 'task.update' THEN q.body -> '$.status' END AS status_j,
+    CASE WHEN q.op = 'task.update' THEN q.body -> '$.progress' END AS progress_j,
+    q.body -> '$.assigneeIds' AS assignees_j
+  FROM queued q
+),
+checked AS (
+  SELECT j.id, j.project_id, j.target_id,
+    CASE WHEN substr(j.name_j, 1, 1) = '"' AND trim(j.body ->> '$.name') <> ''
+      THEN j.body ->> '$.name' END AS name,
+    CASE WHEN j.start_j GLOB '"[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"'
+      THEN j.body ->> '$.startDate' END AS start_text,
+    CASE WHEN j.end_j GLOB '"[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"'
+      THEN j.body ->> '$.endDate' END AS end_text,
+    CASE WHEN substr(j.status_j, 1, 1) = '"' AND trim(j.body ->> '$.status') <> ''
+      THEN j.body ->> '$.status' END AS status,
+    CASE WHEN substr(j.progress_j, 1, 1) IN ('-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9')
+      THEN CASE WHEN CAST(j.body ->> '$.progress' AS DOUBLE) BETWEEN 0 AND 100
+        THEN CAST(j.body ->> '$.progress' AS DOUBLE) END END AS progress,
+    CASE WHEN substr(j.assignees_j, 1, 1) = '[' THEN j.assignees_j END AS assignee_ids
+  FROM as_json j
+),
+-- A date applies when it is a calendar date (year 0000 and 2026-02-30 are not).
+dated AS (
+  SELECT c.*,
+    CAST(substr(c.start_text, 1, 4) AS INTEGER) AS s_y, CAST(substr(c.start_text, 6, 2) AS INTEGER) AS s_m,
+    CAST(substr(c.start_text, 9, 2) AS INTEGER) AS s_d,
+    CAST(substr(c.end_text, 1, 4) AS INTEGER) AS e_y, CAST(substr(c.end_text, 6, 2) AS INTEGER) AS e_m,
+    CAST(substr(c.end_text, 9, 2) AS INTEGER) AS e_d
+  FROM checked c
+),
+items AS (
+  SELECT d.id, d.project_id, d.target_id, d.name, d.assignee_ids,
+    CASE WHEN d.s_y > 0 AND d.s_m BETWEEN 1 AND 12 AND d.s_d BETWEEN 1 AND CASE
+        WHEN d.s_m = 2 THEN CASE WHEN d.s_y % 4 = 0 AND (d.s_y % 100 <> 0 OR d.s_y % 400 = 0) THEN 29 ELSE 28 END
+        WHEN d.s_m IN (4, 6, 9, 11) THEN 30 ELSE 31 END
+      THEN date(d.start_text) END AS start_date,
+    CASE WHEN d.e_y > 0 AND d.e_m BETWEEN 1 AND 12 AND d.e_d BETWEEN 1 AND CASE
+        WHEN d.e_m = 2 THEN CASE WHEN d.e_y % 4 = 0 AND (d.e_y % 100 <> 0 OR d.e_y % 400 = 0) THEN 29 ELSE 28 END
+        WHEN d.e_m IN (4, 6, 9, 11) THEN 30 ELSE 31 END
+      THEN date(d.end_text) END AS end_date,
+    coalesce(d.status, CASE WHEN d.progress <= 0 THEN 'NotStarted' WHEN d.progress >= 100 THEN 'Done'
+      WHEN d.progress IS NOT NULL THEN 'InProgress' END) AS status,
+    coalesce(d.progress, CASE d.status WHEN 'Done' THEN 100.0 WHEN 'NotStarted' THEN 0.0 END) AS progress,
+    CASE WHEN d.progress IS NULL AND d.status = 'InProgress' THEN 1 ELSE 0 END AS keeps_progress
+  FROM dated d
+),
+latest AS (
+  SELECT i.*,
+    max(CASE WHEN i.name IS NOT NULL THEN i.id END) OVER w AS name_id,
+    max(CASE WHEN i.start_date IS NOT NULL THEN i.id END) OVER w AS start_id,
+    max(CASE WHEN i.end_date IS NOT NULL THEN i.id END) OVER w AS end_id,
+    max(CASE WHEN i.status IS NOT NULL THEN i.id END) OVER w AS status_id,
+    max(CASE WHEN i.progress IS NOT NULL THEN i.id END) OVER w AS progress_id,
+    max(CASE WHEN i.progress IS NOT NULL OR i.keeps_progress = 1 THEN i.id END) OVER w AS touch_id,
+    max(CASE WHEN i.assignee_ids IS NOT NULL THEN i.id END) OVER w AS assignees_id
+  FROM items i
+  WINDOW w AS (PARTITION BY i.project_id, i.target_id)
+),
+pending AS (
+  SELECT l.project_id, l.target_id,
+    count(*) AS items,
+    max(CASE WHEN l.id = l.name_id THEN l.name END) AS name,
+    max(CASE WHEN l.id = l.start_id THEN l.start_date END) AS start_date,
+    max(CASE WHEN l.id = l.end_id THEN l.end_date END) AS end_date,
+    max(CASE WHEN l.id = l.status_id THEN l.status END) AS status,
+    max(CASE WHEN l.id = l.progress_id THEN l.progress END) AS progress,
+    max(l.touch_id) AS touch_id,
+    max(l.progress_id) AS progress_id,
+    max(CASE WHEN l.id = l.assignees_id THEN l.assignee_ids END) AS assignee_ids
+  FROM latest l
+  GROUP BY l.project_id, l.target_id
+),
+applied AS (
+  SELECT x.id, x.project_id, x.updated_at, x.synced_at,
+    coalesce(q.items, 0) AS pending_items,
+    CASE WHEN q.name IS NULL THEN x.name ELSE q.name END AS name,
+    CASE WHEN q.start_date IS NULL THEN x.start_date ELSE q.start_date END AS start_date,
+    CASE WHEN q.end_date IS NULL THEN x.end_date ELSE q.end_date END AS end_date,
+    CASE WHEN q.status IS NULL THEN x.status ELSE q.status END AS status,
+    CASE
+      WHEN q.touch_id IS NULL THEN x.progress
+      WHEN q.touch_id = q.progress_id THEN q.progress
+      WHEN coalesce(q.progress, x.progress) < 1 THEN 1.0
+      WHEN coalesce(q.progress, x.progress) > 99 THEN 99.0
+      ELSE coalesce(q.progress, x.progress)
+    END AS progress,
+    q.assignee_ids AS pending_assignees,
+    '[' || substr(
+      CASE WHEN q.name IS NULL THEN '' ELSE ',"task_name"' END
+      || CASE WHEN q.start_date IS NULL THEN '' ELSE ',"start_date"' END
+      || CASE WHEN q.end_date IS NULL THEN '' ELSE ',"end_date"' END
+      || CASE WHEN q.status IS NULL THEN '' ELSE ',"status"' END
+      || CASE WHEN q.touch_id IS NULL THEN '' ELSE ',"progress"' END
+      || CASE WHEN q.assignee_ids IS NULL THEN '' ELSE ',"assignee_ids"' END, 2) || ']' AS pending_fields
+  FROM tasks x
+  LEFT JOIN pending q ON q.project_id = x.project_id AND q.target_id = x.id
+),
+-- Who will be assigned: the pending list where there is one, else the mirror's.
+assigned AS (
+  SELECT x.project_id, a.task_id, a.member_id FROM task_assignees a
+  JOIN applied x ON x.id = a.task_id
+  WHERE x.pending_assignees IS NULL
+  UNION
+  SELECT x.project_id, x.id AS task_id, x.pending_assignees ->> e.fullkey AS member_id
+  FROM applied x, json_each(x.pending_assignees) e
+  WHERE x.pending_assignees IS NOT NULL
+)
+SELECT
+  t.id                                               AS task_id,
+  t.project_id                                       AS project_id,
+  p.name                                             AS project_name,
+  (SELECT t.name UNION ALL SELECT text FROM column_types) AS task_name,
+  (SELECT t.start_date UNION ALL SELECT date FROM column_types) AS start_date,
+  (SELECT t.end_date UNION ALL SELECT date FROM column_types) AS end_date,
+  (SELECT t.status UNION ALL SELECT text FROM column_types) AS status,
+  (SELECT t.progress UNION ALL SELECT real FROM column_types) AS progress,
+  (SELECT coalesce(json_group_array(member_id), json_array()) FROM (
+     SELECT a.member_id FROM assigned a WHERE a.task_id = t.id ORDER BY a.member_id
+   ) UNION ALL SELECT text FROM column_types)        AS assignee_ids,
+  (SELECT coalesce(json_group_array(name), json_array()) FROM (
+     SELECT coalesce(m.name, a.member_id) AS name
+     FROM assigned a
+     LEFT JOIN members m ON m.project_id = a.project_id AND m.id = a.member_id
+     WHERE a.task_id = t.id ORDER BY 1
+   ) UNION ALL SELECT text FROM column_types)        AS assignee_names,
+  (SELECT group_concat(name, ', ') FROM (
+     SELECT coalesce(m.name, a.member_id) AS name
+     FROM assigned a
+     LEFT JOIN members m ON m.project_id = a.project_id AND m.id = a.member_id
+     WHERE a.task_id = t.id ORDER BY 1
+   ) UNION ALL SELECT text FROM column_types)        AS assignees,
+  (SELECT t.status IS NOT DISTINCT FROM 'Done' UNION ALL SELECT boolean FROM column_types) AS is_done,
+  (SELECT coalesce(t.status IS DISTINCT FROM 'Done' AND t.end_date < (SELECT day FROM v_today), FALSE)
+   UNION ALL SELECT boolean FROM column_types)       AS is_overdue,
+  (SELECT t.end_dn - t.start_dn + 1 UNION ALL SELECT integer FROM column_types)       AS duration_days,
+  t.updated_at                                       AS updated_at,
+  t.synced_at                                        AS synced_at,
+  (SELECT t.pending_fields UNION ALL SELECT text FROM column_types) AS pending_fields,
+  (SELECT t.pending_items UNION ALL SELECT integer FROM column_types) AS pending_items
+FROM (
+  SELECT y.*, CAST(365 * y.s_p + ((y.s_p) - (y.s_p) % 4) / 4 - ((y.s_p) - (y.s_p) % 100) / 100 + ((y.s_p) - (y.s_p) % 400) / 400 + y.s_j AS BIGINT) AS start_dn,
+    CAST(365 * y.e_p + ((y.e_p) - (y.e_p) % 4) / 4 - ((y.e_p) - (y.e_p) % 100) / 100 + ((y.e_p) - (y.e_p) % 400) / 400 + y.e_j AS BIGINT) AS end_dn
+  FROM (
+    SELECT x.*,
+      CAST(strftime('%Y', date(x.start_date)) AS INTEGER) - 1 AS s_p,
+      CAST(strftime('%j', date(x.start_date)) AS INTEGER) AS s_j,
+      CAST(strftime('%Y', date(x.end_date)) AS INTEGER) - 1 AS e_p,
+      CAST(strftime('%j', date(x.end_date)) AS INTEGER) AS e_j
+    FROM applied x
+  ) y
+) t
+JOIN projects p ON p.id = t.project_id;
+
 -- One row per task assignee, resolved to its project's roster.
 CREATE VIEW v_task_assignees AS
 SELECT

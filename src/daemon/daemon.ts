@@ -324,6 +324,11 @@ export class Daemon {
     return this.realtimeConnected;
   }
 
+  /** True when the outbox checks items of `projectId` against the mirror without a re-read. */
+  fresh(projectId: string): boolean {
+    return this.freshness.isFresh(projectId);
+  }
+
   /**
    * The plan in force, recomputed from what the governors and the mirror know now: each token's
    * quota spread over the projects it reads.

@@ -27,6 +27,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // notes them, in bulk), and full-text search skips the rows of a backfill until it completes
   // (issue 20): the derived objects, made again after the steps, say so.
   '',
+  // 6 -> 7: no table changes; the view v_tasks_pending (the tasks with the outbox's pending
+  // updates applied, issue 21), made with the derived objects after the steps.
+  '',
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

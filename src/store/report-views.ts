@@ -22,6 +22,7 @@ export interface ViewRows {
 export const REPORT_VIEWS = {
   v_project_progress: 'project_id',
   v_tasks: 'project_id, task_id',
+  v_tasks_pending: 'project_id, task_id',
   v_overdue_tasks: 'project_id, end_date, task_id',
   v_overdue_assignments: 'project_id, end_date, task_id, member_id',
   v_member_workload: 'project_id, member_id',

@@ -6,7 +6,6 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestGovernor } from '../../src/budget/index.js';
 import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import {
@@ -15,12 +14,12 @@ import {
   resolveOutboxItem,
   type OnConflict,
 } from '../../src/outbox/index.js';
-import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { outboxItems } from '../fixtures/outbox.js';
 import { tempDatabase } from '../fixtures/db.js';
-import { startTestSimulator } from '../fixtures/sim.js';
+import { simulatorRemote, startTestSimulator } from '../fixtures/sim.js';
+import { DELETED_TARGETS, makeRecords } from './deleted-targets.js';
 import { storeOver } from '../fixtures/store.js';
 
 const logger = pino({ level: 'silent' });
@@ -28,13 +27,7 @@ const logger = pino({ level: 'silent' });
 /** A synced mirror of a one-project simulator, a queue and a push with either policy. */
 async function setup(sim: Simulator) {
   const { db, file } = tempDatabase();
-  const remote = createHttpRemote({
-    baseUrl: sim.baseUrl,
-    token: sim.token,
-    gate: new RequestGovernor({ clock: systemClock }),
-    clock: systemClock,
-    logger,
-  });
+  const remote = simulatorRemote(sim);
   const store = storeOver(db, systemClock);
   const mirror = new Mirror({ store: store.mirror, remote, clock: systemClock, logger });
   expect((await mirror.syncAll()).ok).toBe(true);
@@ -181,18 +174,23 @@ describe('the check before sending', () => {
     expect(item(deps).lastError).toMatch(/^conflict: dependencies was \[\] when queued, is \[/);
   });
 
-  it('holds an update of a task deleted on the service instead of a silent 404', async () => {
-    const sim = await startTestSimulator({ projects: 1, tasks: 2, dependenciesPerProject: 0 });
-    const { tasks, queue, push, item } = await setup(sim);
-    const taskId = tasks[0]!.id;
-    const id = queue('task.update', { name: 'Too late' }, taskId);
-    sim.service.deleteTask(taskId);
-    expect(await push()).toMatchObject({ conflicts: 1, failed: 0 });
-    expect(item(id).lastError).toBe(
-      `conflict: task ${taskId} was deleted on the service after the item was queued`,
-    );
-    expect(json(item(id).conflict)).toMatchObject({ fields: 'record', remote: null });
-  });
+  it.each(DELETED_TARGETS)(
+    'holds $op of a record deleted on the service instead of a silent 404',
+    async (target) => {
+      const sim = await startTestSimulator({ projects: 1, tasks: 2, dependenciesPerProject: 0 });
+      const records = makeRecords(sim);
+      const { queue, push, item } = await setup(sim);
+      const id = queue(target.op, target.body(records), target.target(records));
+      target.remove(sim, records);
+      const writes = writesOf(sim);
+      expect(await push()).toMatchObject({ conflicts: 1, failed: 0, done: 0, rereads: 1 });
+      expect(writesOf(sim)).toBe(writes);
+      expect(item(id)).toMatchObject({ state: 'conflict', lastError: target.lastError(records) });
+      expect(json(item(id).conflict)).toMatchObject({ fields: target.fields });
+      if (target.fields === 'record')
+        expect(json(item(id).conflict)).toMatchObject({ remote: null });
+    },
+  );
 
   it('overwrites with --on-conflict overwrite (last writer wins), with no read first', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });

@@ -9,17 +9,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestGovernor } from '../../src/budget/index.js';
 import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import { enqueue, OutboxPusher, type PushReport } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
-import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { Db } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase, tempDir } from '../fixtures/db.js';
-import { startTestSimulator } from '../fixtures/sim.js';
+import { simulatorRemote, startTestSimulator } from '../fixtures/sim.js';
 import { drive } from '../remote/stand-in.js';
 import { cli } from './in-process-cli.js';
 import { newTask } from './tasks.js';
@@ -32,13 +30,7 @@ const CLI_ENTRY = fileURLToPath(new URL('../fixtures/child/run-cli.ts', import.m
 /** A synced mirror of the simulator and a pusher that writes through the mirror's writer. */
 async function setup(sim: Simulator) {
   const { db, file } = tempDatabase();
-  const remote = createHttpRemote({
-    baseUrl: sim.baseUrl,
-    token: sim.token,
-    gate: new RequestGovernor({ clock: systemClock }),
-    clock: systemClock,
-    logger,
-  });
+  const remote = simulatorRemote(sim);
   const store = storeOver(db, systemClock);
   const mirror = new Mirror({ store: store.mirror, remote, clock: systemClock, logger });
   expect((await mirror.syncAll()).ok).toBe(true);

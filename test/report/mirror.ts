@@ -136,3 +136,67 @@ export async function buildReportMirror(): Promise<ReportMirror> {
     await engine.close();
   }
 }
+
+/** An outbox item as a test queues it: op, target task, body (JSON text) and state. */
+export type QueuedEdit = readonly [op: string, target: string, body: string, state: string];
+
+/**
+ * Outbox items on the report mirror's tasks, queued as a plain SQL INSERT queues them, in every
+ * state and with every kind of body `v_tasks_pending` reads: derived status and progress, a later
+ * item winning, values the push would refuse, bodies that are not JSON, and items it must not
+ * apply (done, failed, conflict, discarded).
+ */
+export const PENDING_EDITS: readonly QueuedEdit[] = [
+  ['task.update', 't_a3', '{"status":"Done"}', 'pending'],
+  ['task.update', 't_a3', '{"progress":60}', 'sending'],
+  ['task.update', 't_a5', '{"status":"InProgress"}', 'pending'],
+  [
+    'task.update',
+    't_a5',
+    '{"name":"Order windows","endDate":"2099-12-31","startDate":"2026-02-30"}',
+    'pending',
+  ],
+  ['task.update', 't_a2', '{"name":"Held back"}', 'conflict'],
+  ['task.update', 't_a2', '{"status":"Blocked"}', 'pending'],
+  ['task.update', 't_a1', '{"name":"Sent already"}', 'done'],
+  ['task.update', 't_a1', '{"progress":5}', 'failed'],
+  ['task.update', 't_a1', '{"progress":7}', 'discarded'],
+  ['task.set_assignees', 't_b2', '{"assigneeIds":[]}', 'pending'],
+  ['task.update', 't_b3', '{"progress":"lots","name":"","endDate":"0000-01-01"}', 'pending'],
+  ['task.update', 't_b3', 'not json', 'pending'],
+  ['task.update', 't_b1', '{"assigneeIds":["m_cy","m_nobody"],"progress":101}', 'pending'],
+];
+
+/**
+ * Queues `edits` with plain SQL through `insert(sql, params)`, whose placeholders are SQLite's
+ * `?` or PostgreSQL's `$n`; `projectOf` names each target's project.
+ */
+export async function queueEdits(
+  edits: readonly QueuedEdit[],
+  projectOf: (target: string) => string,
+  insert: (sql: string, params: string[]) => unknown,
+  marks: 'sqlite' | 'postgres',
+): Promise<void> {
+  const values = marks === 'sqlite' ? '(?, ?, ?, ?, ?)' : '($1, $2, $3, $4, $5)';
+  for (const [op, target, body, state] of edits) {
+    await insert(`INSERT INTO outbox (op, project_id, target_id, body, state) VALUES ${values}`, [
+      op,
+      projectOf(target),
+      target,
+      body,
+      state,
+    ]);
+  }
+}
+
+/** Queues `PENDING_EDITS` on the report mirror (SQLite) through `insert`. */
+export async function queuePendingEdits(
+  insert: (sql: string, params: string[]) => unknown,
+): Promise<void> {
+  await queueEdits(
+    PENDING_EDITS,
+    (target) => (target.startsWith('t_b') ? 'p_bravo' : 'p_alpha'),
+    insert,
+    'sqlite',
+  );
+}

@@ -214,3 +214,41 @@ describe('migration 5 -> 6', () => {
     }
   });
 });
+
+describe('migration 6 -> 7', () => {
+  it('adds v_tasks_pending, which applies the items already queued', () => {
+    const file = join(tempDir(), 'v6.sqlite');
+    openDatabase(file).close();
+    const db = new Database(file);
+    db.exec(`DROP VIEW v_tasks_pending;
+      INSERT INTO projects (id, name, data, synced_at)
+        VALUES ('p1', 'P', '{}', '2026-11-01T10:00:00.000Z');
+      INSERT INTO tasks (id, project_id, name, status, progress, data, synced_at)
+        VALUES ('t1', 'p1', 'Pour', 'InProgress', 40, '{}', '2026-11-01T10:00:00.000Z');
+      INSERT INTO outbox (op, project_id, target_id, body)
+        VALUES ('task.update', 'p1', 't1', '{"status":"Done","name":"Poured"}');`);
+    db.pragma('user_version = 6');
+    db.close();
+    const migrated = openDatabase(file);
+    try {
+      expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(
+        migrated
+          .prepare(
+            'SELECT task_name, status, progress, pending_fields, pending_items FROM v_tasks_pending',
+          )
+          .all(),
+      ).toEqual([
+        {
+          task_name: 'Poured',
+          status: 'Done',
+          progress: 100,
+          pending_fields: '["task_name","status","progress"]',
+          pending_items: 1,
+        },
+      ]);
+    } finally {
+      migrated.close();
+    }
+  });
+});

@@ -18,7 +18,7 @@ import { singleToken } from '../../src/tokens/index.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
-import { buildReportMirror, zoneOffTheUtcDay } from '../report/mirror.js';
+import { buildReportMirror, queuePendingEdits, zoneOffTheUtcDay } from '../report/mirror.js';
 import { addCraftedRows, EVERY_KIND_JSON } from './postgres-schema/crafted.js';
 import {
   applySchema,
@@ -60,6 +60,8 @@ async function freshIcuPostgres(): Promise<pg.Client> {
 async function reportMirror() {
   const mirror = await buildReportMirror();
   addCraftedRows(mirror.db, isoTime(Date.now() - 60_000));
+  // Queued edits, which v_tasks_pending applies (or not) as schema.sql's does.
+  await queuePendingEdits((sql, params) => mirror.db.prepare(sql).run(...params));
   // Rows inserted by hand: their fields noted as an upgrade notes the rows held.
   noteHeldFields(mirror.db);
   refreshWideViews(mirror.db);
@@ -383,6 +385,7 @@ describe('schema.pg.sql', () => {
     const insert = 'INSERT INTO outbox (op, project_id, target_id, body, created_at) VALUES ';
     const at = '2026-11-21T09:30:00.000Z';
     db.prepare('DELETE FROM outbox').run();
+    await client.query('DELETE FROM outbox');
     for (const item of items) db.prepare(`${insert} (?, ?, ?, ?, ?)`).run(...item, at);
     for (const item of items) await client.query(`${insert} ($1, $2, $3, $4, $5)`, [...item, at]);
     const parse = (text: unknown) => (text === null ? null : (JSON.parse(String(text)) as unknown));

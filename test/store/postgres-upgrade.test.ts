@@ -1,8 +1,9 @@
 /**
  * A PostgreSQL mirror made by an earlier projmirror (schema version 4, its schema.pg.sql kept as
- * a fixture) is brought to the current schema when a daemon opens it: the same outbox columns,
- * functions, trigger and views as a fresh mirror, its rows kept, and a plain SQL insert into the
- * outbox records its base as on a fresh mirror.
+ * a fixture; and version 6, the current schema without v_tasks_pending) is brought to the current
+ * schema when a daemon opens it: the same outbox columns, functions, trigger and views as a fresh
+ * mirror, its rows kept, a plain SQL insert into the outbox records its base as on a fresh
+ * mirror, and v_tasks_pending applies it.
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -117,6 +118,60 @@ describe('a PostgreSQL mirror of schema version 4', () => {
     expect(await queuedBase(old)).toEqual({
       record: 'present',
       values: { status: 'InProgress', progress: 40 },
+    });
+    // Version 7's view: the queued status change applied, with the progress it derives.
+    expect(await pendingTask(old)).toEqual({
+      status: 'Done',
+      progress: 100,
+      pending_fields: '["status","progress"]',
+      pending_items: '2',
+    });
+  }, 120_000);
+});
+
+/** The row of `t_1` in v_tasks_pending. */
+async function pendingTask(url: string): Promise<unknown> {
+  return withClient(
+    url,
+    async (client) =>
+      (
+        await client.query(
+          `SELECT status, progress, pending_fields, pending_items FROM v_tasks_pending
+           WHERE task_id = 't_1'`,
+        )
+      ).rows[0],
+  );
+}
+
+describe('a PostgreSQL mirror of schema version 6', () => {
+  it('gets v_tasks_pending when opened', async () => {
+    const url = await server.database();
+    openMirror({ db: url }, 'write').close();
+    await withClient(url, async (client) => {
+      await client.query('DROP VIEW v_tasks_pending');
+      await client.query("UPDATE schema_meta SET value = '6' WHERE key = 'version'");
+      await client.query(
+        `INSERT INTO projects (id, name, data, synced_at) VALUES ('p_1', 'Alpha', '{}', now())`,
+      );
+      await client.query(
+        `INSERT INTO tasks (id, project_id, name, status, progress, data, synced_at)
+         VALUES ('t_1', 'p_1', 'Pour', 'InProgress', 40, '{"status":"InProgress","progress":40}', now())`,
+      );
+    });
+    const fresh = await server.database();
+    openMirror({ db: fresh }, 'write').close();
+    openMirror({ db: url }, 'write').close();
+    expect(await shape(url)).toEqual(await shape(fresh));
+    await queuedBase(url);
+    await withClient(url, (client) =>
+      client.query(`INSERT INTO outbox (op, project_id, target_id, body)
+        VALUES ('task.update', 'p_1', 't_1', '{"progress":100}')`),
+    );
+    expect(await pendingTask(url)).toEqual({
+      status: 'Done',
+      progress: 100,
+      pending_fields: '["status","progress"]',
+      pending_items: '2',
     });
   }, 120_000);
 });
