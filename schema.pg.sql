@@ -217,7 +217,8 @@ CREATE TABLE timezone_offsets (
 );
 
 -- Every field seen in `data` of each kind of record, once per kind of value: the columns of the
--- wide views. Kept by the trigger note_data_fields() (below) in the transaction writing a row.
+-- wide views. Kept by the writer (src/store/data-fields.ts), which notes what is new in the
+-- transaction writing the rows, as on SQLite.
 CREATE TABLE data_fields (
   record_kind   text NOT NULL,               -- projects | tasks | members | resources | dependencies
   field         text NOT NULL,
@@ -228,7 +229,7 @@ CREATE TABLE data_fields (
 
 -- The schema's identity: application 'projmirror', version '7' (the same SCHEMA_VERSION as the SQLite mirror).
 CREATE TABLE schema_meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '7');
+INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '8');
 -- The daemons sharing this database, one row each, renewed by its heartbeat and removed when it stops.
 CREATE TABLE daemons (
   id           text PRIMARY KEY,          -- host, pid and a random suffix
@@ -257,49 +258,6 @@ CREATE INDEX tasks_fts ON tasks USING gin (to_tsvector('simple', coalesce(name, 
 CREATE INDEX tasks_open_by_end_date ON tasks (end_date) WHERE status IS DISTINCT FROM 'Done';
 -- Serves v_task_status_daily: the creations, deletions and status changes of each task in order.
 CREATE INDEX task_history_by_field ON task_history (field, task_id);
-
-
--- The kind of a top-level value of `data`, as src/store/wide-views.ts classifies it in SQLite:
--- text reading as YYYY-MM-DD is a date, as YYYY-MM-DD[T ]hh:mm... a timestamp; a number is an
--- integer unless written with a fraction (jsonb keeps numbers, not their spelling: 1e3 is 1000).
-CREATE FUNCTION data_value_type(value jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE jsonb_typeof(value)
-    WHEN 'string' THEN CASE
-      WHEN value #>> '{}' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN 'date'
-      WHEN value #>> '{}' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}' THEN 'timestamp'
-      ELSE 'text' END
-    WHEN 'number' THEN CASE WHEN strpos(value::text, '.') > 0 THEN 'real' ELSE 'integer' END
-    WHEN 'boolean' THEN 'boolean'
-    WHEN 'array' THEN 'json'
-    WHEN 'object' THEN 'json'
-    ELSE 'null' END
-$$;
-
--- Notes each field of the written row's `data` and the kind of its value in data_fields; the
--- record kind is the table's name.
-CREATE FUNCTION note_data_fields() RETURNS trigger
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-BEGIN
-  IF jsonb_typeof(NEW.data) = 'object' THEN
-    INSERT INTO data_fields (record_kind, field, value_type, first_seen_at)
-    SELECT TG_TABLE_NAME, j.key, data_value_type(j.value), NEW.synced_at
-    FROM jsonb_each(NEW.data) AS j
-    ON CONFLICT DO NOTHING;
-  END IF;
-  RETURN NULL;
-END
-$$;
-CREATE TRIGGER projects_fields AFTER INSERT OR UPDATE OF data ON projects
-  FOR EACH ROW EXECUTE FUNCTION note_data_fields();
-CREATE TRIGGER tasks_fields AFTER INSERT OR UPDATE OF data ON tasks
-  FOR EACH ROW EXECUTE FUNCTION note_data_fields();
-CREATE TRIGGER members_fields AFTER INSERT OR UPDATE OF data ON members
-  FOR EACH ROW EXECUTE FUNCTION note_data_fields();
-CREATE TRIGGER resources_fields AFTER INSERT OR UPDATE OF data ON resources
-  FOR EACH ROW EXECUTE FUNCTION note_data_fields();
-CREATE TRIGGER dependencies_fields AFTER INSERT OR UPDATE OF data ON dependencies
-  FOR EACH ROW EXECUTE FUNCTION note_data_fields();
 
 -- The conversions of the wide views' columns: a value of `data` as the column's type, NULL when
 -- it is not one (never an error, so a surprising value cannot break a view).

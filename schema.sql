@@ -373,10 +373,10 @@ SELECT
   t.end_date                                         AS end_date,
   t.status                                           AS status,
   t.progress                                         AS progress,
-  (SELECT json_group_array(member_id) FROM (
+  (SELECT coalesce(json_group_array(member_id), json_array()) FROM (
      SELECT a.member_id FROM task_assignees a WHERE a.task_id = t.id ORDER BY a.member_id
    ) UNION ALL SELECT text FROM column_types)        AS assignee_ids,
-  (SELECT json_group_array(name) FROM (
+  (SELECT coalesce(json_group_array(name), json_array()) FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
      JOIN tasks own ON own.id = a.task_id
@@ -646,10 +646,10 @@ SELECT
    UNION ALL SELECT integer FROM column_types)       AS days_overdue,
   t.status                                           AS status,
   t.progress                                         AS progress,
-  (SELECT json_group_array(member_id) FROM (
+  (SELECT coalesce(json_group_array(member_id), json_array()) FROM (
      SELECT a.member_id FROM task_assignees a WHERE a.task_id = t.id ORDER BY a.member_id
    ) UNION ALL SELECT text FROM column_types)        AS assignee_ids,
-  (SELECT json_group_array(name) FROM (
+  (SELECT coalesce(json_group_array(name), json_array()) FROM (
      SELECT coalesce(m.name, a.member_id) AS name
      FROM task_assignees a
      JOIN tasks own ON own.id = a.task_id

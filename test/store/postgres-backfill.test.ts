@@ -3,7 +3,8 @@
  * server: a page of new tasks costs one statement and no transaction, and writes what the
  * transactional path writes; a page it cannot take (a task the mirror holds, an id seen before
  * in the read, a lease not held) writes nothing there and goes the transactional way, with that
- * path's outcome. Statements are counted by the server (`pg_stat_statements`).
+ * path's outcome. Statements are counted by the server (`pg_stat_statements`). And the indexes a
+ * first backfill of an empty mirror defers (`src/store/deferred-indexes.ts`).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -112,6 +113,15 @@ describe('a backfill page on PostgreSQL', () => {
     expect(store.syncState.get('p1')).toMatchObject({ pagesRead: 2, totalCount: 9 });
     expect(store.seenTasks.count('p1')).toBe(4);
     expect(read('SELECT count(*) AS n FROM task_history')).toEqual([{ n: 0 }]);
+    // The writer noted the tasks' fields (no trigger does on either engine).
+    expect(read(`SELECT field, value_type FROM data_fields WHERE record_kind = 'tasks'`)).toEqual(
+      expect.arrayContaining([
+        { field: 'name', value_type: 'text' },
+        { field: 'startDate', value_type: 'date' },
+        { field: 'progress', value_type: 'integer' },
+        { field: 'assigneeIds', value_type: 'json' },
+      ]),
+    );
     db.close();
   });
 
