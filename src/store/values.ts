@@ -11,15 +11,20 @@ export function textColumn(value: unknown): string | null {
 const ISO_TIME =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/** The mirror's own form of a time, as `Date.prototype.toISOString` writes it (years 0-9999). */
+const MIRROR_TIME = /^\d{4}-\d{2}-\d{2}T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
 /**
  * A timestamp column: an ISO-8601 time the service sent, normalized to the mirror's one form
  * (UTC with milliseconds, as `isoTime` writes); NULL when it is not such a time.
  */
 export function timestampColumn(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  // Most times arrive in the mirror's own form already: one parse tells.
-  const parsed = value.length === 24 ? Date.parse(value) : Number.NaN;
-  if (Number.isFinite(parsed) && new Date(parsed).toISOString() === value) return value;
+  // Most times arrive in the mirror's own form already: a pattern and the date's check tell,
+  // without a parse (a parse and a format per row were 5% of a cold sync's CPU).
+  if (value.length === 24 && MIRROR_TIME.test(value) && dateColumn(value.slice(0, 10)) !== null) {
+    return value;
+  }
   const match = ISO_TIME.exec(value.trim());
   if (match === null) return null;
   const text = value.trim().replace(' ', 'T');
