@@ -6,11 +6,15 @@
 import type { ProjectSyncResult, SyncReport } from '../src/mirror/index.js';
 import { duration, num, type Figure } from './figure.js';
 import { benchEngine, since, spawnSimulator, tempMirror, type TempMirror } from './harness.js';
-import { featureCosts, fetchPages, rawInsertMs } from './raw-limit.js';
+import { cpuMs, featureCosts, fetchPages, rawInsertCost } from './raw-limit.js';
 
 /** Tasks in the project (issue 6, benchmark 1). */
 export const COLD_SYNC_TASKS = 100_000;
-/** Share of the raw limit the cold sync must reach: it costs at most twice as much (issue 20). */
+/**
+ * Share of the raw limit's CPU time the cold sync must reach: it costs at most twice as much CPU
+ * (issue 20), measured as the whole process's CPU seconds (every thread: HTTP, parsing,
+ * validation, the store's), the simulator's excluded (another process).
+ */
 export const COLD_SYNC_TARGET_RATIO = 0.5;
 /** Tasks a second the cold sync must reach on the benchmark machine (issue 20). */
 export const COLD_SYNC_TARGET_RATE = 60_000;
@@ -19,6 +23,8 @@ const PROJECT_ID = 'p_1';
 /** A timed pass of the project. */
 export interface Pass {
   ms: number;
+  /** CPU time of the whole process meanwhile (user and system, every thread), in ms. */
+  cpuMs: number;
   report: SyncReport;
   project: ProjectSyncResult;
 }
@@ -35,7 +41,7 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
   const mirrors: TempMirror[] = [];
   try {
     const pages = await fetchPages(sim.baseUrl, sim.token, PROJECT_ID, tasks);
-    const rawBefore = rawInsertMs(PROJECT_ID, pages);
+    const rawBefore = rawInsertCost(PROJECT_ID, pages);
     let cold: Pass | undefined;
     let warm: { pass: Pass; untouched: boolean; held: number } | undefined;
     for (let run = 0; run < COLD_SYNC_RUNS; run += 1) {
@@ -44,17 +50,19 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
       // The path, not the connection: the engine opens it on its store thread, as `sync` does.
       const engine = await benchEngine(sim.baseUrl, sim.token, mirror.file, { limits: false });
       const pass = await timedPass(() => engine.mirror.syncAll());
-      if (cold === undefined || pass.ms < cold.ms) cold = pass;
+      if (cold === undefined || pass.cpuMs < cold.cpuMs) cold = pass;
       const held = mirror.db.prepare('SELECT count(*) FROM tasks').pluck().get() as number;
       const before = tasksStamp(mirror.db);
       const second = await timedPass(() => engine.mirror.syncAll());
       warm = { pass: second, untouched: tasksStamp(mirror.db) === before, held };
       await engine.close();
     }
-    const rawMs = Math.min(rawBefore, rawInsertMs(PROJECT_ID, pages));
+    const rawAfter = rawInsertCost(PROJECT_ID, pages);
+    const raw = rawAfter.cpuMs < rawBefore.cpuMs ? rawAfter : rawBefore;
+    const rawMs = Math.min(rawBefore.ms, rawAfter.ms);
     const costs = featureCosts(PROJECT_ID, pages, rawMs);
     return [
-      coldFigure(cold!, warm!.held, tasks, tasks / (rawMs / 1_000)),
+      coldFigure(cold!, warm!.held, tasks, raw),
       featureFigure(costs, rawMs),
       warmFigure(warm!.pass, cold!, warm!.untouched),
     ];
@@ -67,13 +75,15 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
 /** Runs `sync` and times it; throws unless the pass and the project succeeded. */
 export async function timedPass(sync: () => Promise<SyncReport>): Promise<Pass> {
   const start = performance.now();
+  const cpu = process.cpuUsage();
   const report = await sync();
   const ms = since(start);
+  const cpuMsOfPass = cpuMs(process.cpuUsage(cpu));
   const project = report.projects.find((p) => p.projectId === PROJECT_ID);
   if (!report.ok || project === undefined) {
     throw new Error(`sync failed: ${report.error ?? project?.error ?? 'no project'}`);
   }
-  return { ms, report, project };
+  return { ms, cpuMs: cpuMsOfPass, report, project };
 }
 
 /** When each task row was last written, summed up: any write changes it. */
@@ -82,16 +92,26 @@ function tasksStamp(db: import('../src/store/database.js').Db): string {
   return String(db.prepare(sql).pluck().get());
 }
 
-function coldFigure(cold: Pass, held: number, tasks: number, raw: number): Figure {
+function coldFigure(
+  cold: Pass,
+  held: number,
+  tasks: number,
+  raw: { ms: number; cpuMs: number },
+): Figure {
   const rate = tasks / (cold.ms / 1_000);
-  const ratio = rate / raw;
+  const ratio = raw.cpuMs / cold.cpuMs;
   const complete = held === tasks;
+  const seconds = (ms: number) => `${num(ms / 1_000, 2)} CPU s`;
   return {
     id: '1',
     title: `Cold sync, ${num(tasks)} tasks, loopback, limits off`,
-    value: `${num(rate)} tasks/s (best of ${COLD_SYNC_RUNS}: ${duration(cold.ms)}, ${cold.report.requests} requests)`,
-    baseline: `raw limit ${num(raw)} tasks/s (JSON.parse + plain inserts, primary keys only): ratio ${num(ratio, 2)}`,
-    target: `ratio >= ${COLD_SYNC_TARGET_RATIO} and >= ${num(COLD_SYNC_TARGET_RATE)} tasks/s`,
+    value:
+      `${seconds(cold.cpuMs)}, ${num(rate)} tasks/s ` +
+      `(least CPU of ${COLD_SYNC_RUNS}: ${duration(cold.ms)}, ${cold.report.requests} requests)`,
+    baseline:
+      `raw limit ${seconds(raw.cpuMs)} (JSON.parse + plain inserts, primary keys only; ` +
+      `${num(tasks / (raw.ms / 1_000))} tasks/s): CPU ratio ${num(ratio, 2)}`,
+    target: `CPU ratio >= ${COLD_SYNC_TARGET_RATIO} and >= ${num(COLD_SYNC_TARGET_RATE)} tasks/s`,
     met: complete && ratio >= COLD_SYNC_TARGET_RATIO && rate >= COLD_SYNC_TARGET_RATE,
     ...(complete ? {} : { note: `the mirror holds ${held} of ${tasks} tasks` }),
   };

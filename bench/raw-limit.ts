@@ -124,11 +124,25 @@ export const RAW_FEATURES: readonly RawFeature[] = [
   },
 ];
 
+/** CPU time in ms of a `process.cpuUsage` difference. */
+export function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1_000;
+}
+
 /**
  * Parses and inserts `pages` into fresh plain tables, with `feature` added if given; resolves
  * to the milliseconds it took (parse, inserts and the feature's work, not the DDL).
  */
 export function rawInsertMs(projectId: string, pages: readonly string[], feature?: RawFeature) {
+  return rawInsertCost(projectId, pages, feature).ms;
+}
+
+/** `rawInsertMs`, with the CPU time the process spent meanwhile (user and system, every thread). */
+export function rawInsertCost(
+  projectId: string,
+  pages: readonly string[],
+  feature?: RawFeature,
+): { ms: number; cpuMs: number } {
   const dir = mkdtempSync(join(tmpdir(), 'projmirror-raw-'));
   const db = new Database(join(dir, 'raw.sqlite')) as Db;
   try {
@@ -161,9 +175,10 @@ export function rawInsertMs(projectId: string, pages: readonly string[], feature
       feature?.page?.(db, rows, texts, page);
     });
     const start = performance.now();
+    const cpu = process.cpuUsage();
     pages.forEach((text, index) => writePage(JSON.parse(text) as Task[], index + 1));
     if (feature?.finish) db.transaction(() => feature.finish?.(db))();
-    return since(start);
+    return { ms: since(start), cpuMs: cpuMs(process.cpuUsage(cpu)) };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
