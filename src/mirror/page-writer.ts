@@ -37,9 +37,9 @@ export interface PageWriter {
   reused(page: number, totalCount: number | undefined): Promise<string | undefined>;
 }
 
-/** A page's tasks with their JSON texts, as the store keeps and writes them. */
+/** A page's checked tasks as their JSON texts, as the store keeps and writes them. */
 function withTexts(tasks: Task[]): PageRows {
-  return { tasks, texts: tasks.map((task) => JSON.stringify(task)) };
+  return { texts: tasks.map((task) => JSON.stringify(task)) };
 }
 
 /** Where the pages of one project's pass go. */

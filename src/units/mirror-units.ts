@@ -111,7 +111,7 @@ export class MirrorUnits {
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
     const pairs: Array<[Task, string]> = fresh
-      ? rows.tasks.map((task, index) => [task, rows.texts[index]!])
+      ? rows.texts.map((text) => [JSON.parse(text) as Task, text])
       : keptRows(keptPage(this.store, projectId, page.pageSize, page.page));
     return this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
   }
