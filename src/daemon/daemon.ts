@@ -70,6 +70,8 @@ export interface DaemonOptions {
   random?: () => number;
   /** Units waiting this long with none completing make the store unhealthy (`DEFAULT_STORE_STALL_MS`). */
   storeStallMs?: number;
+  /** How often the store's write probe is asked, in ms of real time (`DEFAULT_STORE_PROBE_MS`). */
+  storeProbeMs?: number;
 }
 
 /** What `status` shows of the start-up reconcile: when it began and ended. */
@@ -124,6 +126,7 @@ export class Daemon {
         options.storeStallMs ?? DEFAULT_STORE_STALL_MS,
         engine.leases?.leaseMs ?? Infinity,
       ),
+      ...(options.storeProbeMs === undefined ? {} : { probeMs: options.storeProbeMs }),
       onBack: () => this.storeBack(),
     });
     this.scheduler = new PollScheduler({

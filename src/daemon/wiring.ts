@@ -61,6 +61,11 @@ export interface EngineOptions {
   db: string | Db;
   /** Node options of the store thread (tests that run the sources give it their loader). */
   storeThreadExecArgv?: string[];
+  /**
+   * How long a unit of work is tried again while another connection holds a SQLite file's
+   * write lock, in ms (5 s unless given: `DEFAULT_BUSY_WAIT_MS` of `units/thread-entry.ts`).
+   */
+  storeBusyWaitMs?: number;
   /** The PostgreSQL password's file, for a `postgres://` `db`. */
   dbPasswordFile?: string | undefined;
   /** On a PostgreSQL mirror, how long a project's lease lasts unless renewed, in ms. */
@@ -147,11 +152,12 @@ async function openStore(
   };
   if (typeof options.db === 'string') {
     const location = { db: options.db, passwordFile: options.dbPasswordFile };
-    const execArgv = options.storeThreadExecArgv;
+    const { storeThreadExecArgv: execArgv, storeBusyWaitMs: busyWaitMs } = options;
     return openStoreThread(location, {
       logger: options.logger,
       leases: leaseSettings,
       ...(execArgv ? { execArgv } : {}),
+      ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
     });
   }
   const db = options.db;

@@ -21,12 +21,14 @@ if (port === null) throw new Error('the store thread runs as a worker');
 const post = (message: ThreadMessage) => port.postMessage(message);
 
 /** How long a unit is tried again while another connection holds the lock (SQLite's wait). */
-const BUSY_WAIT_MS = 5_000;
+const DEFAULT_BUSY_WAIT_MS = 5_000;
 /** The lock wait of one statement: short, so that the thread is never long inside SQLite. */
 const STATEMENT_BUSY_MS = 100;
 /** The pause between tries of a unit that met a held lock. */
 const BUSY_STEP_MS = 50;
-const { location, stopping, leases, logLevel } = workerData as StoreThreadData;
+const { location, stopping, leases, logLevel, busyWaitMs } = workerData as StoreThreadData;
+/** This thread's patience with a held lock: `busyWaitMs` when given (tests shorten it). */
+const BUSY_WAIT_MS = busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
 
 /**
  * Runs a unit, trying it again while the database is locked by another connection, for up to

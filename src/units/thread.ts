@@ -48,6 +48,8 @@ export interface StoreThreadData {
   stopping: Int32Array;
   /** The leases to keep, on a PostgreSQL mirror. */
   leases?: LeaseSettings | undefined;
+  /** How long a unit is tried again while another connection holds SQLite's lock, in ms. */
+  busyWaitMs?: number | undefined;
   logLevel: string;
 }
 
@@ -71,13 +73,14 @@ export interface StoreThread {
  */
 export function openStoreThread(
   location: MirrorLocation,
-  options: { execArgv?: string[]; leases?: LeaseSettings; logger: Logger },
+  options: { execArgv?: string[]; leases?: LeaseSettings; busyWaitMs?: number; logger: Logger },
 ): Promise<StoreThread> {
   const stopping = new Int32Array(new SharedArrayBuffer(4));
   const data: StoreThreadData = {
     location,
     stopping,
     leases: isPostgresUrl(location.db) ? options.leases : undefined,
+    busyWaitMs: options.busyWaitMs,
     logLevel: options.logger.level,
   };
   const worker = new Worker(entryUrl(), {

@@ -2,8 +2,11 @@
  * Issue 10, "Proof": the daemon converges in every interleaving. Random sequences (seeded,
  * shrinking) of service-side changes of every kind, announced with data, without, or not at
  * all; changes landing mid-pass; outbox items; HTTP faults; realtime drops; restarts and kills;
- * bad events and hint floods, followed by quiet. After quiet and at most one reconcile, every
- * mirrored table equals the service and every outbox item took effect exactly once (see
+ * bad events and hint floods; and (issue 23) another connection holding the mirror's write lock
+ * while changes, events and items arrive, within the store's patience or past it (on SQLite a
+ * stalled database is such a lock: see `convergence/outage.ts`), followed by quiet. The daemon
+ * runs as `run` runs it, its mirror on a store thread. After quiet and at most one reconcile,
+ * every mirrored table equals the service and every outbox item took effect exactly once (see
  * `convergence/driver.ts` for the verdict, `convergence/steps.ts` for the operations).
  *
  * Each simulator reading profile gets its share of the runs; a second property checks that a

@@ -18,7 +18,7 @@ import { Announcer } from './announce.js';
 import { mirrorDifferences } from './compare.js';
 import { DaemonHost } from './host.js';
 import { sqliteMirrors, type CaseMirror, type MirrorSource } from './mirror.js';
-import { outboxProblems, type QueuedItem } from './outbox.js';
+import { outboxProblems, runOn, type QueuedItem } from './outbox.js';
 import { ClockDriver } from './settle.js';
 import { performStep, type StepContext } from './perform.js';
 import type { ConvergenceCase } from './steps.js';
@@ -40,6 +40,8 @@ export interface CaseResult {
   problems: string[];
   /** Hint floods that cost more than `FLOOD_RECONCILES_ALLOWED` reconciles. */
   budgetProblems: string[];
+  /** Outages played (held locks, stalled databases). */
+  outages: number;
   /** The mirror still differed after quiet, and the one reconcile was run. */
   reconciled: boolean;
   /** What happened, step by step, as the simulator and the daemon saw it. */
@@ -95,7 +97,7 @@ class CaseRun {
     const host = new DaemonHost(sim, clock, mirror);
     const version = () => mirror.version(db);
     const driver = new ClockDriver(sim, clock, host, version, Date.now() + CASE_TIMEOUT_MS);
-    return new CaseRun(newContext(sim, clock, db, host, driver), mirror);
+    return new CaseRun(newContext(sim, clock, db, mirror, host, driver), mirror);
   }
 
   async play(testCase: ConvergenceCase): Promise<CaseResult> {
@@ -151,8 +153,8 @@ class CaseRun {
   }
 
   result(): Omit<CaseResult, 'problems'> {
-    const { budgetProblems, trace } = this.context;
-    return { budgetProblems, reconciled: this.reconciled, trace };
+    const { budgetProblems, outages, trace } = this.context;
+    return { budgetProblems, outages: outages.length, reconciled: this.reconciled, trace };
   }
 
   async close(): Promise<void> {
@@ -168,6 +170,7 @@ function newContext(
   sim: Simulator,
   clock: ManualClock,
   db: Db,
+  mirror: CaseMirror,
   host: DaemonHost,
   driver: ClockDriver,
 ): StepContext {
@@ -181,6 +184,8 @@ function newContext(
     sim,
     clock,
     db,
+    mirror,
+    runSql: runOn(db),
     host,
     driver,
     announcer: new Announcer(sim),
@@ -188,6 +193,7 @@ function newContext(
     items: [] as QueuedItem[],
     trace: [],
     budgetProblems: [],
+    outages: [],
     newName: (prefix) => `${prefix}-${(named += 1)}`,
   };
 }

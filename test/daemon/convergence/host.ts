@@ -1,10 +1,11 @@
 /**
- * The daemon's life on one mirror, as `run` lives it: started (wired as `test/daemon/
- * fixtures.ts` wires it, on the case's manual clock), stopped and started again, or killed. A
- * kill is an abandonment in this process: the database handle is closed (nothing more reaches
- * the mirror; on PostgreSQL its session ends and its lease heartbeat stops, the leases staying
- * until they expire), the realtime socket is dropped and the daemon is told to stop (its loops
- * end; the requests in flight are abandoned); a new daemon then starts on the same mirror.
+ * The daemon's life on one mirror, as `run` lives it: started (wired as `run` wires it, its
+ * mirror on a store thread of its own, on the case's manual clock), stopped and started again, or
+ * killed. A kill is an abandonment in this process: the store thread is abandoned (the unit in
+ * hand ends, nothing more reaches the mirror; on PostgreSQL its session ends and its lease
+ * heartbeat stops, the leases staying until they expire), the realtime socket is dropped and the
+ * daemon is told to stop (its loops end; the requests in flight are abandoned); a new daemon
+ * then starts on the same mirror.
  */
 import pino from 'pino';
 import { Daemon } from '../../../src/daemon/daemon.js';
@@ -17,6 +18,16 @@ import { sqliteFileMirror, type CaseMirror } from './mirror.js';
 
 /** How often the idle pusher looks for items inserted by SQL (simulated time). */
 export const OUTBOX_IDLE_MS = 10_000;
+/**
+ * How long a unit is tried again while another connection holds a SQLite mirror's lock, in ms
+ * of real time: `run`'s 5 s shortened, so that a held lock outlasts it within the property's time.
+ */
+export const STORE_BUSY_WAIT_MS = 300;
+/**
+ * How often the daemon probes its store, in ms of real time (`run`: 2 s): the probe is how it
+ * learns the store is back, and the case's clock does not wait for real seconds.
+ */
+export const STORE_PROBE_MS = 50;
 /** How long cleanup waits (real time) for each stop and close. */
 const CLOSE_TIMEOUT_MS = 2_000;
 /** How often a wait for leases looks at them (real time). */
@@ -67,17 +78,18 @@ function nextTick(signal?: AbortSignal): Promise<void> {
 interface Running {
   daemon: Daemon;
   engine: Engine;
-  db: Db;
   clock: KillableClock;
   /** `daemon.start()`, which may wait on the clock (faults, budget): never awaited bare. */
   started: Promise<void>;
-  /** After a kill: the abandoned daemon's loops winding down. */
+  /** After a kill: the abandoned daemon's loops winding down, and its store's end. */
   stopping?: Promise<void>;
 }
 
 /** The daemons of one case, one at a time, on one mirror. */
 export class DaemonHost {
   private current: Running | undefined;
+  /** A daemon's store thread opening (`start()` not yet done). */
+  private opening: Promise<unknown> | undefined;
   private readonly abandoned: Running[] = [];
   /** Where the daemons' mirror is (a string: a SQLite file). */
   private readonly mirror: CaseMirror;
@@ -95,7 +107,14 @@ export class DaemonHost {
 
   /** The running daemon's start-up (resolves once its loops run). */
   get started(): Promise<void> {
-    return this.current?.started ?? Promise.resolve();
+    const opening = this.opening ?? Promise.resolve();
+    return opening.then(() => this.current?.started);
+  }
+
+  /** Units of the running daemon's store in hand or waiting (one more while it opens). */
+  get storeDepth(): number {
+    const opening = this.opening === undefined ? 0 : 1;
+    return opening + (this.current?.engine.store.progress().depth ?? 0);
   }
 
   /** Sleeps pending in the running daemon. */
@@ -105,26 +124,36 @@ export class DaemonHost {
 
   /** Opens the mirror and starts a daemon on it (not waiting for its start-up). */
   async start(): Promise<void> {
-    if (this.current !== undefined) throw new Error('a daemon is already running');
-    const db = this.mirror.open();
+    if (this.current !== undefined || this.opening !== undefined) {
+      throw new Error('a daemon is already running');
+    }
     const logger = pino({ level: 'silent' });
     const clock = new KillableClock(this.clock);
-    const { leaseMs } = this.mirror;
-    const engine = await openEngine(
+    const { leaseMs, location } = this.mirror;
+    const opening = openEngine(
       { baseUrl: new URL(this.sim.baseUrl), tokens: singleToken(this.sim.token) },
-      { db, logger, clock, ...(leaseMs === undefined ? {} : { leaseMs }) },
+      {
+        db: location,
+        logger,
+        clock,
+        storeBusyWaitMs: STORE_BUSY_WAIT_MS,
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+      },
     );
+    this.opening = opening;
+    const engine = await opening.finally(() => (this.opening = undefined));
     const daemon = new Daemon({
       engine,
       logger,
       realtime: { url: new URL(this.sim.realtimeUrl), tokens: singleToken(this.sim.token) },
       outboxIdleMs: OUTBOX_IDLE_MS,
+      storeProbeMs: STORE_PROBE_MS,
     });
     this.starts += 1;
     const started = daemon.start().catch((error: unknown) => {
       if (!clock.isKilled) this.note('start', error);
     });
-    this.current = { daemon, engine, db, clock, started };
+    this.current = { daemon, engine, clock, started };
   }
 
   /** Stops the running daemon as SIGTERM would (`stop()`, then the engine and the mirror). */
@@ -137,8 +166,6 @@ export class DaemonHost {
       await running.engine.close();
     } catch (error) {
       this.note('stop', error);
-    } finally {
-      running.db.close();
     }
   }
 
@@ -148,13 +175,14 @@ export class DaemonHost {
     if (running === undefined) return;
     this.current = undefined;
     running.clock.kill();
-    running.db.close();
-    // The process is gone: its lease timer stops too (giving nothing back, the db is closed).
-    running.engine.leases?.stop();
+    // The process is gone: its store thread is abandoned (the leases it held are not given
+    // back, their heartbeat ends with the thread), and the requests in flight with it.
+    const storeGone = running.engine.close({ abandon: true });
     this.sim.realtime.dropAll();
-    // Its loops must end, or they would spin on the closed handle; what they still try to
-    // write fails on it, so nothing more reaches the mirror, as after a real kill.
-    running.stopping = running.daemon.stop().catch(() => undefined);
+    // Its loops must end, or they would spin on the closed store; what they still try to write
+    // fails on it, so nothing more reaches the mirror, as after a real kill.
+    const loopsGone = running.daemon.stop();
+    running.stopping = Promise.allSettled([storeGone, loopsGone]).then(() => undefined);
     this.abandoned.push(running);
   }
 

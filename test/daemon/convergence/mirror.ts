@@ -1,8 +1,9 @@
 /**
  * Where one case's mirror lives: a SQLite file in a temporary directory (the default), or a
  * fresh schema of a PostgreSQL database (`?schema=` in the URL). The daemons and the harness
- * open it the same way on either engine; what differs is how motion on it is seen and, on
- * PostgreSQL, the leases a killed daemon leaves behind (see `handedOver`).
+ * open it the same way on either engine; what differs is how motion on it is seen, how another
+ * connection holds its lock (`holder`), and, on PostgreSQL, the leases a killed daemon leaves
+ * behind (see `handedOver`) and the network between the daemons and the server (`network`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +12,19 @@ import pg from 'pg';
 import { openDatabase } from '../../../src/store/database.js';
 import { sqliteOf, type Db } from '../../../src/store/db.js';
 import { openMirror } from '../../../src/store/open.js';
+import type { HolderData } from '../../fixtures/lock-holder.js';
+import type { TcpProxy } from '../../fixtures/tcp-proxy.js';
 
 /** The mirror of one case. */
 export interface CaseMirror {
-  /** A connection as a daemon opens it (the mirror created and migrated if needed). */
+  /** Where the daemons open it (`--db`): the file, or the URL (through `network`, if any). */
+  readonly location: string;
+  /** A connection of the harness's own, opened as a daemon opens it (created and migrated). */
   open(): Db;
+  /** Where another connection holding its lock connects (`LockHolder`). */
+  readonly holder: HolderData;
+  /** Between the daemons and a PostgreSQL server: a partition, then a heal (none on SQLite). */
+  readonly network?: Pick<TcpProxy, 'partition' | 'heal'>;
   /** Changes with every commit on the mirror, whoever made it: the driver's sign of motion. */
   version(db: Db): string;
   /** The lease time the daemons get (PostgreSQL only), in ms. */
@@ -43,7 +52,9 @@ export const sqliteMirrors: MirrorSource = () => {
 /** The SQLite mirror `file`; `remove` (if any) deletes it once the case is over. */
 export function sqliteFileMirror(file: string, remove = () => {}): CaseMirror {
   return {
+    location: file,
     open: () => openDatabase(file),
+    holder: { engine: 'sqlite', file },
     version: (db) => String(sqliteOf(db)!.pragma('data_version', { simple: true })),
     handedOver: () => true,
     dispose: () => Promise.resolve(remove()),
@@ -52,16 +63,25 @@ export function sqliteFileMirror(file: string, remove = () => {}): CaseMirror {
 
 /**
  * A fresh schema of the PostgreSQL database `databaseUrl` per case; the daemons hold their
- * projects by leases of `leaseMs`.
+ * projects by leases of `leaseMs` and reach the server through `proxy` (the harness directly).
  */
-export function postgresMirrors(databaseUrl: string, leaseMs: number): MirrorSource {
+export function postgresMirrors(
+  databaseUrl: string,
+  leaseMs: number,
+  proxy: TcpProxy,
+): MirrorSource {
   let cases = 0;
+  const throughProxy = new URL(databaseUrl);
+  throughProxy.port = String(proxy.port);
   return () => {
     cases += 1;
     const schema = `convergence_${cases}`;
     const url = `${databaseUrl}?schema=${schema}`;
     return {
+      location: `${throughProxy.href}?schema=${schema}`,
       open: () => openMirror({ db: url }, 'write'),
+      holder: { engine: 'postgres', url: databaseUrl, schema },
+      network: proxy,
       // The next transaction id: it moves with every transaction that wrote (reads take none).
       version: (db) =>
         String(db.prepare('SELECT pg_snapshot_xmax(pg_current_snapshot())::text').pluck().get()),

@@ -17,27 +17,44 @@ export interface QueuedItem {
   name?: string;
 }
 
-/** Queues `intent`; returns the item, or undefined when it has no target (a trace line says so). */
-export function queueItem(
-  db: Db,
+/** Runs one statement (`?` placeholders) on some connection to the mirror; its first value. */
+export type RunSql = (sql: string, params: unknown[]) => Promise<unknown>;
+
+/** `RunSql` over the harness's own connection. */
+export function runOn(db: Db): RunSql {
+  return (sql, params) =>
+    Promise.resolve(
+      db
+        .prepare(sql)
+        .pluck()
+        .get(...params),
+    );
+}
+
+/**
+ * Queues `intent` through `run` (the harness's connection, or one holding the lock); returns
+ * the item, or undefined when it has no target.
+ */
+export async function queueItem(
+  run: RunSql,
   service: SimService,
   intent: OutboxIntent,
   pinnedTaskOf: (projectId: string) => string | undefined,
   newName: (prefix: string) => string,
-): QueuedItem | undefined {
+): Promise<QueuedItem | undefined> {
   const project = pickOf(service.listProjects(), intent.project);
   if (project === undefined) return undefined;
-  const insert = (targetId: string | null, body: unknown) =>
-    db
-      .prepare(
+  const insert = async (targetId: string | null, body: unknown) =>
+    Number(
+      await run(
         'INSERT INTO outbox (op, project_id, target_id, body) VALUES (?, ?, ?, ?) RETURNING id',
-      )
-      .pluck()
-      .get(intent.op, project.id, targetId, JSON.stringify(body)) as number;
+        [intent.op, project.id, targetId, JSON.stringify(body)],
+      ),
+    );
   if (intent.op === 'task.update') {
     const target = pinnedTaskOf(project.id);
     if (target === undefined) return undefined;
-    const id = insert(target, { progress: intent.value });
+    const id = await insert(target, { progress: intent.value });
     return { id, op: intent.op, projectId: project.id };
   }
   const name = newName(intent.op === 'task.create' ? 'outbox-task' : 'outbox-resource');
@@ -45,7 +62,7 @@ export function queueItem(
     intent.op === 'task.create'
       ? { name, startDate: '2026-11-23', endDate: '2026-11-30', status: 'NotStarted' }
       : { name };
-  return { id: insert(null, body), op: intent.op, projectId: project.id, name };
+  return { id: await insert(null, body), op: intent.op, projectId: project.id, name };
 }
 
 /**

@@ -1,14 +1,17 @@
 /**
  * The executor of each step kind of `steps.ts`: service changes (now, or armed for the next
  * pass), outbox items, HTTP faults, realtime drops, restarts and kills, bad events, hint floods
- * and pauses. Each step leaves one line in the case's trace saying what it actually did.
+ * and pauses; held locks and stalled databases are `outage.ts`'s. Each step leaves one line in
+ * the case's trace saying what it actually did.
  */
 import type { ManualClock } from '../../../src/domain/index.js';
 import type { FaultKind, Simulator } from '../../../src/sim/index.js';
 import type { Db } from '../../../src/store/database.js';
 import { flawedEvent, hintMessage, type Announcer } from './announce.js';
 import type { DaemonHost } from './host.js';
-import { queueItem, type QueuedItem } from './outbox.js';
+import type { CaseMirror } from './mirror.js';
+import { queueItem, type QueuedItem, type RunSql } from './outbox.js';
+import { performOutage } from './outage.js';
 import { applyServiceChange, pickOf, type ChangeContext } from './service-changes.js';
 import type { ClockDriver } from './settle.js';
 import type { FaultChoice, Step } from './steps.js';
@@ -17,8 +20,12 @@ import type { FaultChoice, Step } from './steps.js';
 export interface StepContext {
   sim: Simulator;
   clock: ManualClock;
-  /** Our own connection to the mirror: queues items, reads the tables. */
+  /** Our own connection to the mirror: reads the tables. */
   db: Db;
+  /** Where the case's mirror is: the daemons' location, the lock holder's, the network. */
+  mirror: CaseMirror;
+  /** Queues items: our own connection, or during a held lock the connection holding it. */
+  runSql: RunSql;
   host: DaemonHost;
   driver: ClockDriver;
   announcer: Announcer;
@@ -28,6 +35,8 @@ export interface StepContext {
   trace: string[];
   /** Hint floods that cost more than allowed. */
   budgetProblems: string[];
+  /** Held locks and stalled databases played: units of the store waiting when each ended. */
+  outages: { waiting: number }[];
   newName: (prefix: string) => string;
 }
 
@@ -111,6 +120,9 @@ async function performOther(step: Step, context: StepContext): Promise<void> {
       await driver.advance(step.ms);
       trace.push(`pause ${step.ms} ms`);
       return;
+    case 'heldLock':
+    case 'stalledDatabase':
+      return performOutage(step, context, performStep);
     default:
       throw new Error(`no executor for step ${step.kind}`);
   }
@@ -134,9 +146,9 @@ function armForNextPass(step: Extract<Step, { kind: 'duringNextPass' }>, context
   context.trace.push(`armed for the next read of ${project.id} page 1: ${step.change.kind}`);
 }
 
-function queue(step: Extract<Step, { kind: 'outbox' }>, context: StepContext): void {
-  const { db, sim, pinned, newName } = context;
-  const item = queueItem(db, sim.service, step.item, (p) => pinned.get(p), newName);
+async function queue(step: Extract<Step, { kind: 'outbox' }>, context: StepContext) {
+  const { runSql, sim, pinned, newName } = context;
+  const item = await queueItem(runSql, sim.service, step.item, (p) => pinned.get(p), newName);
   if (item === undefined) return;
   context.items.push(item);
   context.trace.push(`outbox item ${item.id}: ${item.op} in ${item.projectId} ${item.name ?? ''}`);

@@ -91,7 +91,7 @@ export async function check(
 ): Promise<void> {
   const started = Date.now();
   const deadline = budget.nextShare();
-  const counts = { played: 0, skipped: 0, reconciled: 0 };
+  const counts = { played: 0, skipped: 0, reconciled: 0, outages: 0 };
   const property = fc.asyncProperty(spec.arbitrary, async (testCase) => {
     if (Date.now() > deadline) {
       counts.skipped += 1; // past the budget (often while shrinking): passes unplayed
@@ -100,6 +100,7 @@ export async function check(
     counts.played += 1;
     const result = await playCase(testCase, spec.readings, spec.mirrors);
     if (result.reconciled) counts.reconciled += 1;
+    counts.outages += result.outages;
     const found = spec.verdict(result);
     if (found.length > 0) throw new Error(describeFailure(found, result.trace));
   });
@@ -110,7 +111,9 @@ export async function check(
   } finally {
     const seconds = ((Date.now() - started) / 1_000).toFixed(1);
     const cut = counts.skipped > 0 ? `, ${counts.skipped} skipped (time budget)` : '';
-    const played = `${counts.played} cases played (${counts.reconciled} needed the reconcile)`;
+    const played =
+      `${counts.played} cases played (${counts.reconciled} needed the reconcile, ` +
+      `${counts.outages} held locks or stalls)`;
     console.log(`${spec.name}: ${played} in ${seconds} s${cut}`);
   }
   expect(counts.played).toBeGreaterThan(0);

@@ -9,7 +9,8 @@ import type { ServiceChange, TaskField } from './steps.js';
 
 /**
  * Records a change may not rename or delete: the first task of each project (the target of
- * outbox updates) and the records outbox creates made (counted by their unique names).
+ * outbox updates, whose progress and status no change sets either) and the records outbox
+ * creates made (counted by their unique names).
  */
 export interface ChangeContext {
   service: SimService;
@@ -45,7 +46,9 @@ function run(change: ServiceChange, projectId: string, context: ChangeContext): 
       return `${task.id} created`;
     }
     case 'updateTask': {
-      const targets = change.field === 'name' ? mutable(tasks, context) : tasks;
+      // A pinned task's progress (or the status it may derive from) changed after an outbox
+      // update was queued would hold that item in conflict, as the contract says it must.
+      const targets = change.field === 'dates' ? tasks : mutable(tasks, context);
       return withTask(pickOf(targets, change.task), (task) =>
         updateTask(service, task, change.field, change.value, context),
       );
@@ -177,7 +180,7 @@ function dependencyPairs(pairs: [number, number][], tasks: Task[]) {
   return items;
 }
 
-/** The records a change may rename or delete (see `ChangeContext`). */
+/** The records a change may rename, delete or set the progress of (see `ChangeContext`). */
 function mutable<T extends { id: string; name?: string }>(
   records: T[],
   context: ChangeContext,

@@ -2,8 +2,10 @@
  * Drives the case's manual clock the way benchmark 6 does: let real I/O (sockets, the mirror) run
  * until nothing moves, then step the clock to the next wake-up, and again. "Nothing moves" is
  * read from deterministic signs, not guessed with sleeps: every request that reached the
- * simulator has been answered, the mirror has no new commit, the set of pending sleeps is
- * unchanged, and the daemon sleeps where it sleeps when idle.
+ * simulator has been answered, the daemon's store has no unit in hand or waiting, the mirror has
+ * no new commit, the set of pending sleeps is unchanged, and the daemon sleeps where it sleeps
+ * when idle. During an outage (`outage`), units stuck in the store are no motion to wait for:
+ * the clock moves on while the store waits in real time, as it would in production.
  */
 import type { ManualClock } from '../../../src/domain/index.js';
 import type { Simulator } from '../../../src/sim/index.js';
@@ -25,6 +27,8 @@ const MAX_WAKEUPS_AT_ONE_INSTANT = 500;
 /** Settles real I/O and moves simulated time for one case. */
 export class ClockDriver {
   private arrivals = 0;
+  /** True while the case holds the mirror's lock or cuts the daemons off from it. */
+  outage = false;
 
   constructor(
     private readonly sim: Simulator,
@@ -69,8 +73,9 @@ export class ClockDriver {
         this.clock.pendingSleeps,
         this.clock.nextWakeAt,
         this.host.pendingSleeps,
+        this.host.storeDepth,
       ].join('/');
-      const busy = this.arrivals > answered;
+      const busy = this.arrivals > answered || (this.host.storeDepth > 0 && !this.outage);
       quiet = !busy && signature === last ? quiet + 1 : 0;
       last = signature;
       const idle = this.host.pendingSleeps >= IDLE_SLEEPS;

@@ -58,7 +58,18 @@ export type Step =
       project: number;
     }
   /** Lets the daemon run: real I/O settles, then the clock moves `ms` from wake-up to wake-up. */
-  | { kind: 'pause'; ms: number };
+  | { kind: 'pause'; ms: number }
+  /**
+   * Another connection holds the lock the daemon's writes need while `during` happens, then a
+   * while longer (real time: long enough for the store to give up on its units, or not), then
+   * lets go (`outage.ts` says what each engine does).
+   */
+  | { kind: 'heldLock'; long: boolean; during: Step[] }
+  /** The database stops answering the daemon while `during` happens, then answers again. */
+  | { kind: 'stalledDatabase'; long: boolean; during: Step[] };
+
+/** The steps that take the daemon's database away for a while. */
+export type OutageStep = Extract<Step, { kind: 'heldLock' | 'stalledDatabase' }>;
 
 /** An injected HTTP failure of the simulator (`src/sim/faults.ts`). */
 export type FaultChoice = 'http500' | 'http503' | 'drop' | 'commitThenDrop';
@@ -79,6 +90,8 @@ export const MAX_PROJECTS = 3;
 export const MAX_TASKS_PER_PROJECT = 25;
 export const MAX_STEPS = 15;
 export const MAX_STEPS_BEFORE_START = 3;
+/** Steps during one outage (each outage costs real time: see `outage.ts`). */
+export const MAX_STEPS_DURING_OUTAGE = 4;
 
 const pick = fc.nat({ max: 63 });
 const announce: fc.Arbitrary<Announce> = fc.constantFrom('data', 'bare', 'silent');
@@ -156,6 +169,38 @@ const BARE_BY_NATURE = new Set<ServiceChange['kind']>([
 ]);
 const selfAnnouncedChange = serviceChange.filter((change) => !BARE_BY_NATURE.has(change.kind));
 
+/**
+ * A held lock or a stalled database, with steps during it: the service changing (announced as
+ * `announce` allows), items queued, faults, bad events, pauses and, when `dropped`, realtime
+ * drops (no restart or kill: those are steps of their own, between outages).
+ */
+function outage(
+  changes: fc.Arbitrary<ServiceChange>,
+  announcing: fc.Arbitrary<Announce>,
+  dropped: boolean,
+): fc.Arbitrary<OutageStep> {
+  const change = { change: changes, announce: announcing };
+  const during: fc.Arbitrary<Step[]> = fc.array(
+    fc.oneof<(fc.Arbitrary<Step> | fc.WeightedArbitrary<Step>)[]>(
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('change'), ...change }) },
+      fc.record({ kind: fc.constant('duringNextPass'), ...change }),
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('outbox'), item: outboxIntent }) },
+      fault,
+      badEvent,
+      ...(dropped
+        ? [fc.record({ kind: fc.constant('realtimeDrop'), refusals: fc.nat({ max: 2 }) })]
+        : []),
+      { weight: 2, arbitrary: pause },
+    ),
+    { maxLength: MAX_STEPS_DURING_OUTAGE },
+  );
+  return fc.record({
+    kind: fc.constantFrom('heldLock' as const, 'stalledDatabase' as const),
+    long: fc.boolean(),
+    during,
+  });
+}
+
 /** Any step after the first start. */
 const anyStep: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -174,6 +219,7 @@ const anyStep: fc.Arbitrary<Step> = fc.oneof(
   badEvent,
   hintFlood,
   { weight: 5, arbitrary: pause },
+  { weight: 2, arbitrary: outage(serviceChange, announce, true) },
 );
 
 /**
@@ -201,6 +247,7 @@ const announcedStep: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fault },
   { weight: 2, arbitrary: badEvent },
   { weight: 5, arbitrary: pause },
+  { weight: 2, arbitrary: outage(selfAnnouncedChange, fc.constant<Announce>('data'), false) },
 );
 
 /** What may run before the daemon's first start (no daemon to drop, restart or kill yet). */
