@@ -52,6 +52,21 @@ describe('projmirror run', () => {
     expect(metrics).toContain('projmirror_realtime_connected 1');
     expect(metrics).toMatch(/projmirror_quota_remaining(\{[^}]*\})? \d+/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    // An item in conflict (put there with plain SQL: the pusher leaves such items alone) counts.
+    const writer = new Database(file);
+    writer
+      .prepare(
+        `INSERT INTO outbox (op, project_id, target_id, body, state)
+         VALUES ('task.update', 'p_1', ?, '{"name":"Mine"}', 'conflict')`,
+      )
+      .run(task.id);
+    writer.close();
+    let counted = '';
+    for (let tries = 0; tries < 100 && !counted.includes('state="conflict"} 1'); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      counted = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    }
+    expect(counted).toContain('projmirror_outbox_items{state="conflict"} 1');
     sim.realtime.refuseNext(1_000);
     sim.realtime.dropAll();
     let health = 200;

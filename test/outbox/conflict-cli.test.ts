@@ -2,7 +2,7 @@
  * The conflict check as a user meets it, through the real CLI in a child process against the
  * simulator over HTTP: `push --dry-run` predicts what the following `push` does item for item,
  * `push` holds a conflict (exit 1, one line), `status`, the HTML report and `outbox list` show it,
- * and `outbox resolve` settles it either way.
+ * and `outbox resolve` settles it either way, as do the README's plain-SQL resolutions.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { readmeSection } from '../ops/readme-blocks.js';
 
 const TOKEN = 'glt_test_conflict_cli_0123456789abcdef';
 
@@ -153,6 +154,43 @@ describe('conflicts through the CLI', () => {
     const again = await cli('outbox', 'resolve', String(remote), '--keep-local');
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is discarded; only items in conflict resolve/);
+
+    const push = await cli('push');
+    expect(push.code, push.stderr).toBe(0);
+    const items = JSON.parse((await cli('outbox', 'list', '--json')).stdout) as Listed[];
+    expect(items.map((item) => [item.id, item.state])).toEqual([
+      [local, 'done'],
+      [remote, 'discarded'],
+    ]);
+    expect(sim.service.getTask(a)!.status).toBe('InProgress');
+    expect(sim.service.getTask(b)!.name).toBe('Theirs');
+  });
+
+  it("the README's plain-SQL keep-local and keep-remote settle a conflict as resolve does", async () => {
+    const { sim, db, cli, tasks, enqueue } = await mirrorOfSimulator();
+    const [a, b] = tasks as [string, string];
+    const local = await enqueue('task.update', a, { status: 'InProgress' });
+    const remote = await enqueue('task.update', b, { name: 'Mine' });
+    sim.service.updateTask(a, { status: 'Done' });
+    sim.service.updateTask(b, { name: 'Theirs' });
+    expect((await cli('push')).code).toBe(1);
+    // The statements as the README's outbox section gives them, for item 7.
+    const section = readmeSection('The outbox');
+    const statement = (state: string) => {
+      const found = new RegExp(
+        `\`(UPDATE outbox SET state = '${state}'[^\`]*WHERE id = 7[^\`]*)\``,
+      ).exec(section.replace(/\s*\n\s*/g, ' '));
+      expect(found, `the README's ${state} statement`).not.toBeNull();
+      return found![1]!;
+    };
+    const sql = new Database(db);
+    expect(sql.prepare(statement('pending').replace('id = 7', `id = ${local}`)).run().changes).toBe(
+      1,
+    );
+    expect(
+      sql.prepare(statement('discarded').replace('id = 7', `id = ${remote}`)).run().changes,
+    ).toBe(1);
+    sql.close();
 
     const push = await cli('push');
     expect(push.code, push.stderr).toBe(0);
