@@ -12,7 +12,6 @@ import { NotHeldError, type ProjectFence, type Task } from '../../src/domain/ind
 import { MirrorWriter } from '../../src/mirror/index.js';
 import type { BackfillPage } from '../../src/mirror/writer.js';
 import { openMirror } from '../../src/store/open.js';
-import { PG_DEFERRED_INDEXES } from '../../src/store/deferred-indexes.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { newTally } from '../../src/store/write-context.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -175,37 +174,6 @@ describe('a backfill page on PostgreSQL', () => {
     expect((await statements()).atOnce).toBe(1);
     expect(read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
     expect(read('SELECT max(page) AS page FROM task_pages')).toEqual([{ page: 1 }]);
-    db.close();
-  });
-});
-
-describe('the secondary and full-text indexes on PostgreSQL', () => {
-  beforeEach(async () => {
-    await admin.query('DROP SCHEMA IF EXISTS projmirror CASCADE');
-  });
-
-  /** Each deferred index's definition, by name, as the server holds it. */
-  async function definitions(): Promise<Record<string, string>> {
-    const { rows: found } = await admin.query<{ name: string; def: string }>(
-      `SELECT indexname AS name, indexdef AS def FROM pg_indexes
-       WHERE schemaname = 'projmirror' AND indexname = ANY ($1::text[]) ORDER BY 1`,
-      [PG_DEFERRED_INDEXES],
-    );
-    return Object.fromEntries(found.map((row) => [row.name, row.def]));
-  }
-
-  it('go while the first backfill of an empty mirror loads, and come back as schema.pg.sql has them', async () => {
-    const { db, store, writer, tally } = mirror(undefined, false);
-    const schema = await definitions();
-    expect(Object.keys(schema).sort()).toEqual([...PG_DEFERRED_INDEXES].sort());
-    writer.beginBackfill(project, tally);
-    expect(await definitions()).toEqual({});
-    writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
-    store.transaction(() => store.indexes.restore());
-    expect(await definitions()).toEqual(schema);
-    // A mirror holding a task keeps them through the next backfill.
-    writer.beginBackfill({ ...project, id: 'p2' }, tally);
-    expect(await definitions()).toEqual(schema);
     db.close();
   });
 });
