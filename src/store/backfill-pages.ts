@@ -14,8 +14,7 @@ import type { Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
 import { encodeRows } from './task-pages.js';
-import { taskColumns } from './tasks.js';
-import { assigneesOf } from './values.js';
+import { PG_ASSIGN_PAGE, PG_INSERT_PAGE, pageArrays, pageAssignments } from './tasks.js';
 
 /** PostgreSQL's SQLSTATE for a unique violation: another writer inserted one of the ids. */
 const UNIQUE_VIOLATION = '23505';
@@ -53,15 +52,11 @@ export class BackfillPages {
   /**
    * Writes the page in one statement if every one of its tasks is new to the mirror and to this
    * read, and the lease is held: true, and the page is committed. False, with nothing written,
-   * otherwise: the caller writes it in a transaction.
+   * otherwise: the caller writes it in a transaction. Never called inside a transaction.
    */
   writeAtOnce(input: BackfillPageWrite): boolean {
     if (this.stmt === undefined) return false;
     const written = input.rows.filter(([task]) => input.write.has(task.id));
-    const columns = written.map(([task]) => taskColumns(task));
-    const assignments = written.flatMap(([task]) =>
-      assigneesOf(task).map((memberId) => [task.id, memberId] as const),
-    );
     const texts = input.rows.map(([, text]) => text);
     try {
       const ok = this.stmt.pluck().get({
@@ -75,20 +70,14 @@ export class BackfillPages {
         kept: encodeRows(texts),
         totalCount: input.totalCount,
         at: input.at,
-        ids: written.map(([task]) => task.id),
-        names: columns.map((c) => c[0]),
-        starts: columns.map((c) => c[1]),
-        ends: columns.map((c) => c[2]),
-        statuses: columns.map((c) => c[3]),
-        progress: columns.map((c) => c[4]),
-        updated: columns.map((c) => c[5]),
-        data: written.map(([, text]) => text),
-        assignedTasks: assignments.map(([taskId]) => taskId),
-        assignedMembers: assignments.map(([, memberId]) => memberId),
+        ...pageArrays(written),
+        ...pageAssignments(written),
       });
       // The session reads booleans as SQLite does: 1 and 0.
       return ok === 1;
     } catch (error) {
+      // The statement ran alone (never inside a transaction, which its failure would abort):
+      // nothing of it was written, and the session goes on.
       if ((error as { sqlState?: unknown }).sqlState === UNIQUE_VIOLATION) return false;
       throw error;
     }
@@ -125,20 +114,6 @@ progress AS (
   UPDATE sync_state SET pages_read = @page, total_count = coalesce(@totalCount, total_count)
   WHERE project_id = @projectId AND (SELECT ok FROM go)
 ),
-inserted AS (
-  INSERT INTO tasks (id, project_id, name, start_date, end_date, status, progress, updated_at,
-    data, synced_at)
-  SELECT id, @projectId, name, start_date, end_date, status, progress, updated_at, data, @at
-  FROM unnest(@ids::text[], @names::text[], @starts::date[], @ends::date[], @statuses::text[],
-    @progress::float8[], @updated::timestamptz[], @data::jsonb[])
-    AS page (id, name, start_date, end_date, status, progress, updated_at, data)
-  WHERE (SELECT ok FROM go)
-),
-assigned AS (
-  INSERT INTO task_assignees (task_id, member_id)
-  SELECT task_id, member_id
-  FROM unnest(@assignedTasks::text[], @assignedMembers::text[]) AS a (task_id, member_id)
-  WHERE (SELECT ok FROM go)
-  ON CONFLICT DO NOTHING
-)
+inserted AS (${PG_INSERT_PAGE} WHERE (SELECT ok FROM go)),
+assigned AS (${PG_ASSIGN_PAGE} WHERE (SELECT ok FROM go) ON CONFLICT DO NOTHING)
 SELECT ok FROM go`;

@@ -73,17 +73,7 @@ export class TasksRepository {
         : undefined;
     const postgres = dialectOf(db) === 'postgres';
     this.insertAllStmt = postgres
-      ? db.prepare(
-          `INSERT INTO tasks (id, project_id, name, start_date, end_date, status, progress,
-             updated_at, data, synced_at)
-           SELECT id, @projectId, name, start_date, end_date, status, progress, updated_at, data,
-             @at
-           FROM unnest(@ids::text[], @names::text[], @starts::date[], @ends::date[],
-             @statuses::text[], @progress::float8[], @updated::timestamptz[], @data::jsonb[])
-             AS page (id, name, start_date, end_date, status, progress, updated_at, data)
-           ON CONFLICT (id) DO NOTHING
-           RETURNING id`,
-        )
+      ? db.prepare(`${PG_INSERT_PAGE} ON CONFLICT (id) DO NOTHING RETURNING id`)
       : undefined;
     this.findAllStmt = postgres
       ? db.prepare(
@@ -92,10 +82,7 @@ export class TasksRepository {
         )
       : undefined;
     this.addAssigneesStmt = postgres
-      ? db.prepare(
-          `INSERT INTO task_assignees (task_id, member_id)
-           SELECT * FROM unnest(@tasks::text[], @members::text[]) ON CONFLICT DO NOTHING`,
-        )
+      ? db.prepare(`${PG_ASSIGN_PAGE} ON CONFLICT DO NOTHING`)
       : undefined;
   }
 
@@ -224,30 +211,13 @@ export class TasksRepository {
       return;
     }
     if (rows.length === 0) return;
-    const columnsOf = rows.map(([task]) => taskColumns(task));
     const inserted = new Set(
-      this.insertAllStmt.pluck().all({
-        projectId,
-        at: context.at,
-        ids: rows.map(([task]) => task.id),
-        names: columnsOf.map((c) => c[0]),
-        starts: columnsOf.map((c) => c[1]),
-        ends: columnsOf.map((c) => c[2]),
-        statuses: columnsOf.map((c) => c[3]),
-        progress: columnsOf.map((c) => c[4]),
-        updated: columnsOf.map((c) => c[5]),
-        data: rows.map(([, text]) => text),
-      }) as string[],
+      this.insertAllStmt
+        .pluck()
+        .all({ projectId, at: context.at, ...pageArrays(rows) }) as string[],
     );
-    const assignments = rows
-      .filter(([task]) => inserted.has(task.id))
-      .flatMap(([task]) => assigneesOf(task).map((memberId) => [task.id, memberId] as const));
-    if (assignments.length > 0) {
-      this.addAssigneesStmt.run({
-        tasks: assignments.map(([taskId]) => taskId),
-        members: assignments.map(([, memberId]) => memberId),
-      });
-    }
+    const assigned = pageAssignments(rows.filter(([task]) => inserted.has(task.id)));
+    if (assigned.tasks.length > 0) this.addAssigneesStmt.run(assigned);
     for (const [task, text] of rows) {
       if (!inserted.has(task.id)) {
         this.putOver(this.findStmt.get(task.id), projectId, task, text, context);
@@ -289,8 +259,45 @@ export class TasksRepository {
   }
 }
 
-/** The typed columns of a task after `id, project_id`, up to `updated_at`. */
-/** A task's typed columns: name, start and end dates, status, progress, updated at. */
+/**
+ * PostgreSQL: a page of tasks inserted in one statement, from the arrays of `pageArrays` and the
+ * parameters `@projectId` and `@at`; a caller adds its conflict clause or condition.
+ */
+export const PG_INSERT_PAGE = `INSERT INTO tasks (id, project_id, name, start_date, end_date,
+    status, progress, updated_at, data, synced_at)
+  SELECT id, @projectId, name, start_date, end_date, status, progress, updated_at, data, @at
+  FROM unnest(@ids::text[], @names::text[], @starts::date[], @ends::date[], @statuses::text[],
+    @progress::float8[], @updated::timestamptz[], @data::jsonb[])
+    AS page (id, name, start_date, end_date, status, progress, updated_at, data)`;
+
+/** PostgreSQL: the assignees of a page's tasks in one statement, from `pageAssignments`' arrays. */
+export const PG_ASSIGN_PAGE = `INSERT INTO task_assignees (task_id, member_id)
+  SELECT task_id, member_id FROM unnest(@tasks::text[], @members::text[]) AS a (task_id, member_id)`;
+
+/** The parameters of `PG_INSERT_PAGE` for `rows` (tasks with their JSON texts). */
+export function pageArrays(rows: ReadonlyArray<readonly [Task, string]>) {
+  const columnsOf = rows.map(([task]) => taskColumns(task));
+  return {
+    ids: rows.map(([task]) => task.id),
+    names: columnsOf.map((c) => c[0]),
+    starts: columnsOf.map((c) => c[1]),
+    ends: columnsOf.map((c) => c[2]),
+    statuses: columnsOf.map((c) => c[3]),
+    progress: columnsOf.map((c) => c[4]),
+    updated: columnsOf.map((c) => c[5]),
+    data: rows.map(([, text]) => text),
+  };
+}
+
+/** The parameters of `PG_ASSIGN_PAGE` for the assignees of `rows`' tasks. */
+export function pageAssignments(rows: ReadonlyArray<readonly [Task, string]>) {
+  const pairs = rows.flatMap(([task]) =>
+    assigneesOf(task).map((memberId) => [task.id, memberId] as const),
+  );
+  return { tasks: pairs.map(([taskId]) => taskId), members: pairs.map(([, memberId]) => memberId) };
+}
+
+/** A task's typed columns after `id, project_id`: name, start and end dates, status, progress, updated at. */
 export function taskColumns(
   task: Task,
 ): [string | null, string | null, string | null, string | null, number | null, string | null] {

@@ -3,8 +3,7 @@
  * server: a page of new tasks costs one statement and no transaction, and writes what the
  * transactional path writes; a page it cannot take (a task the mirror holds, an id seen before
  * in the read, a lease not held) writes nothing there and goes the transactional way, with that
- * path's outcome. Statements are counted by the server (`pg_stat_statements`). And the indexes a
- * first backfill of an empty mirror defers (`src/store/deferred-indexes.ts`).
+ * path's outcome. Statements are counted by the server (`pg_stat_statements`).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -121,6 +120,30 @@ describe('a backfill page on PostgreSQL', () => {
         { field: 'assigneeIds', value_type: 'json' },
       ]),
     );
+    db.close();
+  });
+
+  it('of a daemon holding the lease is one statement too, the lease checked in it', async () => {
+    const holder = 'daemon-with-lease';
+    const fence: ProjectFence = { holder, fence: () => undefined };
+    const { db, writer, tally, read } = mirror(fence);
+    await admin.query(
+      `INSERT INTO projmirror.project_leases (project_id, daemon_id, acquired_at, expires_at)
+       VALUES ('p1', $1, now(), now() + interval '1 hour')`,
+      [holder],
+    );
+    writer.backfillPage('p1', rows(task('t1')), page(1), tally);
+    await admin.query('SELECT pg_stat_statements_reset()');
+    expect(writer.backfillPage('p1', rows(task('t2'), task('t3')), page(2), tally)).toBeUndefined();
+    expect(await statements()).toEqual({ atOnce: 1, begin: 0 });
+    expect(read('SELECT id FROM tasks ORDER BY id')).toEqual(
+      ['t1', 't2', 't3'].map((id) => ({ id })),
+    );
+    // Expired, the lease no longer lets the statement write: the transaction's fence decides.
+    await admin.query(`UPDATE projmirror.project_leases SET expires_at = now() - interval '1 s'`);
+    await admin.query('SELECT pg_stat_statements_reset()');
+    expect(writer.backfillPage('p1', rows(task('t4')), page(3), tally)).toBeUndefined();
+    expect(await statements()).toMatchObject({ atOnce: 1, begin: 1 });
     db.close();
   });
 
