@@ -49,8 +49,15 @@ async function shape(url: string): Promise<Record<string, string[]>> {
          JOIN pg_namespace n ON n.oid = c.relnamespace
          WHERE n.nspname = 'projmirror' AND NOT t.tgisinternal`,
       ),
+      // Each view with its definition as the server prints it: an upgrade's view must be the
+      // fresh schema's, not only have its name.
       views: await list(
-        `SELECT table_name AS name FROM information_schema.views WHERE table_schema = 'projmirror'`,
+        `SELECT c.relname || ' ' || md5(pg_get_viewdef(c.oid)) AS name FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'projmirror' AND c.relkind = 'v'`,
+      ),
+      indexes: await list(
+        `SELECT indexdef AS name FROM pg_indexes WHERE schemaname = 'projmirror'`,
       ),
       checks: await list(
         `SELECT pg_get_constraintdef(oid) AS name FROM pg_constraint
