@@ -229,8 +229,14 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
   'routes',
   'lease-ms',
 ];
-/** What the one-shot commands that talk to the service (`sync`, `push`) use. */
-export const ONE_SHOT_OPTIONS: readonly CommonOptionName[] = [...REMOTE_OPTIONS, 'deadline-ms'];
+/**
+ * What the one-shot commands that talk to the service (`sync`, `push`) use: not the realtime
+ * channel, which only the daemon listens on (a config file shared with `run` may name it).
+ */
+export const ONE_SHOT_OPTIONS: readonly CommonOptionName[] = [
+  ...REMOTE_OPTIONS.filter((name) => name !== 'realtime-url'),
+  'deadline-ms',
+];
 
 /**
  * The config file's `token-file` is kept under this hidden name, so that `PROJMIRROR_TOKEN` can
