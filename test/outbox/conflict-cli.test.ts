@@ -54,6 +54,34 @@ interface Listed {
   lastError: string | null;
 }
 
+/**
+ * Two items held in conflict by `push` (exit 1): `local` (a status a colleague changed too),
+ * which its test keeps, and `remote` (a name), which it discards; `settled` pushes again and
+ * checks that outcome on the service and in the outbox.
+ */
+async function twoConflicts() {
+  const mirror = await mirrorOfSimulator();
+  const { sim, cli, tasks, enqueue } = mirror;
+  const [a, b] = tasks as [string, string];
+  const local = await enqueue('task.update', a, { status: 'InProgress' });
+  const remote = await enqueue('task.update', b, { name: 'Mine' });
+  sim.service.updateTask(a, { status: 'Done' });
+  sim.service.updateTask(b, { name: 'Theirs' });
+  expect((await cli('push')).code).toBe(1);
+  const settled = async () => {
+    const push = await cli('push');
+    expect(push.code, push.stderr).toBe(0);
+    const items = JSON.parse((await cli('outbox', 'list', '--json')).stdout) as Listed[];
+    expect(items.map((item) => [item.id, item.state])).toEqual([
+      [local, 'done'],
+      [remote, 'discarded'],
+    ]);
+    expect(sim.service.getTask(a)!.status).toBe('InProgress');
+    expect(sim.service.getTask(b)!.name).toBe('Theirs');
+  };
+  return { ...mirror, local, remote, settled };
+}
+
 describe('conflicts through the CLI', () => {
   it('push --dry-run predicts the push item for item and spends nothing', async () => {
     const { sim, db, cli, projectId, tasks, enqueue } = await mirrorOfSimulator();
@@ -124,13 +152,7 @@ describe('conflicts through the CLI', () => {
   });
 
   it('status, the HTML report and outbox list show a conflict; resolve settles it both ways', async () => {
-    const { sim, dir, cli, tasks, enqueue } = await mirrorOfSimulator();
-    const [a, b] = tasks as [string, string];
-    const local = await enqueue('task.update', a, { status: 'InProgress' });
-    const remote = await enqueue('task.update', b, { name: 'Mine' });
-    sim.service.updateTask(a, { status: 'Done' });
-    sim.service.updateTask(b, { name: 'Theirs' });
-    expect((await cli('push')).code).toBe(1);
+    const { dir, cli, local, remote, settled } = await twoConflicts();
 
     const status = JSON.parse((await cli('status', '--json')).stdout) as {
       outbox: { counts: Record<string, number> };
@@ -155,25 +177,11 @@ describe('conflicts through the CLI', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is discarded; only items in conflict resolve/);
 
-    const push = await cli('push');
-    expect(push.code, push.stderr).toBe(0);
-    const items = JSON.parse((await cli('outbox', 'list', '--json')).stdout) as Listed[];
-    expect(items.map((item) => [item.id, item.state])).toEqual([
-      [local, 'done'],
-      [remote, 'discarded'],
-    ]);
-    expect(sim.service.getTask(a)!.status).toBe('InProgress');
-    expect(sim.service.getTask(b)!.name).toBe('Theirs');
+    await settled();
   });
 
   it("the README's plain-SQL keep-local and keep-remote settle a conflict as resolve does", async () => {
-    const { sim, db, cli, tasks, enqueue } = await mirrorOfSimulator();
-    const [a, b] = tasks as [string, string];
-    const local = await enqueue('task.update', a, { status: 'InProgress' });
-    const remote = await enqueue('task.update', b, { name: 'Mine' });
-    sim.service.updateTask(a, { status: 'Done' });
-    sim.service.updateTask(b, { name: 'Theirs' });
-    expect((await cli('push')).code).toBe(1);
+    const { db, local, remote, settled } = await twoConflicts();
     // The statements as the README's outbox section gives them, for item 7.
     const section = readmeSection('The outbox');
     const statement = (state: string) => {
@@ -192,15 +200,7 @@ describe('conflicts through the CLI', () => {
     ).toBe(1);
     sql.close();
 
-    const push = await cli('push');
-    expect(push.code, push.stderr).toBe(0);
-    const items = JSON.parse((await cli('outbox', 'list', '--json')).stdout) as Listed[];
-    expect(items.map((item) => [item.id, item.state])).toEqual([
-      [local, 'done'],
-      [remote, 'discarded'],
-    ]);
-    expect(sim.service.getTask(a)!.status).toBe('InProgress');
-    expect(sim.service.getTask(b)!.name).toBe('Theirs');
+    await settled();
   });
 
   it('--on-conflict overwrite sends the item over the colleague’s change; a bad value is a usage error', async () => {
