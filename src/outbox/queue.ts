@@ -3,7 +3,7 @@
  * that `status` shows.
  */
 import { UsageError } from '../domain/index.js';
-import type { Db } from '../store/database.js';
+import type { MirrorHandle } from '../store/handle.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { OutboxTargets } from '../store/outbox-targets.js';
 import { parseBase, presentValues, type Base } from './conflict.js';
@@ -28,7 +28,7 @@ export function checkEnqueueInput(input: EnqueueInput): void {
  * Checks an edit (op, target, body) and appends it to the queue of its project. Bad input throws
  * `UsageError` naming the problem; nothing is queued then.
  */
-export function enqueue(db: Db, input: EnqueueInput, now: number): Enqueued {
+export function enqueue(db: MirrorHandle, input: EnqueueInput, now: number): Enqueued {
   checkEnqueueInput(input);
   const body = JSON.stringify(input.body ?? {});
   const targetId = input.targetId ?? null;
@@ -39,7 +39,7 @@ export function enqueue(db: Db, input: EnqueueInput, now: number): Enqueued {
  * Puts a failed item back in the queue (attempts kept), or makes a pending item in backoff due
  * now. Items sending or done are refused.
  */
-export function retryOutboxItem(db: Db, id: number, now: number): void {
+export function retryOutboxItem(db: MirrorHandle, id: number, now: number): void {
   const outbox = new OutboxRepository(db);
   outbox.transaction(() => {
     refuseUnlessSettled(outbox, id, 'retry');
@@ -48,7 +48,7 @@ export function retryOutboxItem(db: Db, id: number, now: number): void {
 }
 
 /** Removes a pending or failed item; one being sent (or done) is refused. */
-export function dropOutboxItem(db: Db, id: number): void {
+export function dropOutboxItem(db: MirrorHandle, id: number): void {
   const outbox = new OutboxRepository(db);
   outbox.transaction(() => {
     refuseUnlessSettled(outbox, id, 'drop');
@@ -74,7 +74,12 @@ export type Resolution = 'keep-local' | 'keep-remote';
  * values, so it goes out as queued unless the service changes those fields once more.
  * `keep-remote`: `discarded`, never sent, the reason in `last_error`. Returns that line.
  */
-export function resolveOutboxItem(db: Db, id: number, resolution: Resolution, now: number): string {
+export function resolveOutboxItem(
+  db: MirrorHandle,
+  id: number,
+  resolution: Resolution,
+  now: number,
+): string {
   const outbox = new OutboxRepository(db);
   return outbox.transaction(() => {
     const item = outbox.get(id);
@@ -97,7 +102,7 @@ export function resolveOutboxItem(db: Db, id: number, resolution: Resolution, no
 
 /** The base an item would record now: the mirror's present values of the fields it had. */
 function presentBase(
-  db: Db,
+  db: MirrorHandle,
   op: string,
   projectId: string,
   targetId: string | null,

@@ -2,7 +2,7 @@
  * The `report`: each project's progress and its overdue tasks, read from the views in one read
  * transaction (one snapshot, even while the daemon writes), rendered for people or programs.
  */
-import type { Db } from '../store/database.js';
+import { inTransaction, type MirrorHandle } from '../store/handle.js';
 import {
   csvLines,
   jsonLines,
@@ -74,8 +74,8 @@ const OVERDUE_TABLE: TableColumn[] = [
 ];
 
 /** Reads the report of every project, or of `options.projectId`, in one snapshot. */
-export function buildReport(db: Db, options: ReportOptions = {}): Report {
-  return db.transaction(() => {
+export function buildReport(db: MirrorHandle, options: ReportOptions = {}): Report {
+  return inTransaction(db, () => {
     const all = readView(db, 'v_project_progress', options, PROGRESS_ORDER);
     const overdue = all.rows.reduce((sum, row) => sum + Number(row['overdue'] ?? 0), 0);
     const { limit } = options;
@@ -85,7 +85,7 @@ export function buildReport(db: Db, options: ReportOptions = {}): Report {
       overdue: readView(db, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
       totals: { projects: all.rows.length, overdue },
     };
-  })();
+  });
 }
 
 /**

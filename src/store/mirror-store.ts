@@ -1,4 +1,5 @@
 /** Every repository of the mirror over one connection, with the transaction that groups them. */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { BackfillPages } from './backfill-pages.js';
 import type { Db } from './database.js';
 import { FieldCatalog } from './data-fields.js';
@@ -28,7 +29,8 @@ export class MirrorStore {
   /** A backfill page in one statement, where the engine makes that cheaper. */
   readonly backfillPages: BackfillPages;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.db = db;
     this.fields = new FieldCatalog(db);
     this.indexes = new DeferredIndexes(db);

@@ -1,4 +1,5 @@
 /** The `outbox` table: local edits waiting to be pushed. Every statement on it lives here. */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { isoTime, type Db } from './database.js';
 import { dialectOf } from './db.js';
 
@@ -162,7 +163,8 @@ export class OutboxRepository {
    * `claimant`: on a PostgreSQL mirror shared by daemons, the daemon sending, recorded in
    * `claimed_by`; rows are then locked for a claim with SKIP LOCKED.
    */
-  constructor(db: Db, claimant?: string) {
+  constructor(mirror: MirrorHandle, claimant?: string) {
+    const db = connectionOf(mirror);
     this.db = db;
     const shared = dialectOf(db) === 'postgres';
     this.claimant = shared ? (claimant ?? null) : undefined;

@@ -13,7 +13,7 @@ import {
   type OutboxState,
   type OutboxSummary,
 } from '../../outbox/index.js';
-import type { Db } from '../../store/database.js';
+import type { MirrorHandle } from '../../store/handle.js';
 import { mirrorMayExist, openMirror } from '../../store/open.js';
 import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
@@ -91,7 +91,7 @@ function resolutionOf(args: Record<string, unknown>): Resolution {
   return local ? 'keep-local' : 'keep-remote';
 }
 
-function list(db: Db, args: Record<string, unknown>): void {
+function list(db: MirrorHandle, args: Record<string, unknown>): void {
   const state = args['state'] as OutboxState | undefined;
   const outbox = new OutboxRepository(db);
   const items = outbox.list(state === undefined ? {} : { state });

@@ -10,7 +10,7 @@ import {
   writeWhole,
   type ReportFormat,
 } from '../../report/index.js';
-import type { Db } from '../../store/database.js';
+import type { MirrorHandle } from '../../store/handle.js';
 import { openMirror } from '../../store/open.js';
 import { applyTimeZoneToReader } from '../../store/timezone.js';
 import type { CliCommand } from '../command.js';
@@ -86,7 +86,7 @@ export const reportCommand: CliCommand = {
  * Opens `--db` read-only for `report` or `export`; with `--timezone`, this connection takes
  * "today" in that zone (the mirror itself is left as it is).
  */
-export function openForReport(args: Record<string, unknown>): Db {
+export function openForReport(args: Record<string, unknown>): MirrorHandle {
   const timezone = parseTimeZone(args['timezone']);
   const db = openMirror(mirrorLocation(args), 'report');
   try {

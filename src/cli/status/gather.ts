@@ -5,8 +5,7 @@
  */
 import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
-import type { Db } from '../../store/database.js';
-import { dialectOf } from '../../store/db.js';
+import { isSharedMirror, type MirrorHandle } from '../../store/handle.js';
 import { Coordination, type DaemonRow } from '../../store/postgres/coordination.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
@@ -111,14 +110,14 @@ const iso = (ms: number | undefined | null) => (ms == null ? null : new Date(ms)
 const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
 
 /** Reads the status of the mirror in `db` at `now`. */
-export function gatherStatus(db: Db, now: number): StatusReport {
+export function gatherStatus(db: MirrorHandle, now: number): StatusReport {
   const state = new DaemonStateRepository(db);
   const plan = state.get<SavedPlan>(STATE_KEYS.plan);
   const routing = state.get<RoutingState>(STATE_KEYS.routing);
   const tokens = tokenStatuses(state, routing, plan, now);
   const sync = new Map(new SyncStateRepository(db).list().map((s) => [s.projectId, s]));
   const rows = new ProjectsRepository(db).summaries();
-  const daemons = dialectOf(db) === 'postgres' ? daemonStatuses(db, now) : undefined;
+  const daemons = isSharedMirror(db) ? daemonStatuses(db, now) : undefined;
   const holders = new Map(
     (daemons ?? []).flatMap((d) => d.projects.map((id) => [id, `${d.host}:${d.pid}`] as const)),
   );
@@ -164,7 +163,7 @@ export function gatherStatus(db: Db, now: number): StatusReport {
 }
 
 /** The daemons registered in a shared PostgreSQL mirror. */
-function daemonStatuses(db: Db, now: number): DaemonStatus[] {
+function daemonStatuses(db: MirrorHandle, now: number): DaemonStatus[] {
   return new Coordination(db).daemons().map(({ id: _id, ...row }) => ({
     ...row,
     heartbeatAgeSeconds: Math.max(0, Math.round((now - Date.parse(row.heartbeatAt)) / 1000)),

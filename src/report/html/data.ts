@@ -3,7 +3,7 @@
  * the daily status counts (burndown and status over time), the weekly load per member, and the
  * overdue tasks; and the outbox items waiting in conflict.
  */
-import type { Db } from '../../store/database.js';
+import { inTransaction, type MirrorHandle } from '../../store/handle.js';
 import { readOutboxConflicts, readView, reportToday, type Row } from '../../store/report-views.js';
 
 /** Weeks of the heat map before and after today's week. */
@@ -38,10 +38,10 @@ export interface HtmlReportData {
 
 /** Reads the report of every project (or `projectId`'s) in one read transaction. */
 export function gatherHtmlReport(
-  db: Db,
+  db: MirrorHandle,
   options: { projectId?: string | undefined; limit?: number | undefined } = {},
 ): HtmlReportData {
-  return db.transaction(() => {
+  return inTransaction(db, () => {
     const today = reportToday(db);
     // Each of these views is computed whole: read once, then split by project.
     const daily = byProject(readView(db, 'v_task_status_daily', options).rows);
@@ -66,7 +66,7 @@ export function gatherHtmlReport(
         };
       });
     return { ...today, projects, conflicts: readOutboxConflicts(db) };
-  })();
+  });
 }
 
 const OVERDUE_ORDER = 'end_date, task_name, task_id';
