@@ -11,10 +11,11 @@ import { SyncStateRepository } from './sync-state.js';
 import { TaskHistoryRepository } from './task-history.js';
 import { TaskPagesRepository } from './task-pages.js';
 import { TasksRepository } from './tasks.js';
+import { refreshWideViews } from './wide-views.js';
 
 /** The repositories of one connection; statements are prepared once, here. */
 export class MirrorStore {
-  readonly db: Db;
+  private readonly db: Db;
   readonly projects: ProjectsRepository;
   readonly tasks: TasksRepository;
   readonly history: TaskHistoryRepository;
@@ -68,6 +69,11 @@ export class MirrorStore {
    */
   snapshot<T>(fn: () => T): T {
     return this.db.transaction(fn).deferred();
+  }
+
+  /** Makes each wide view match the fields known now; inside the caller's write transaction. */
+  refreshWideViews(): void {
+    refreshWideViews(this.db);
   }
 
   /** Deletes a project with everything mirrored and kept for it. */

@@ -57,6 +57,11 @@ function openConnection(location: MirrorLocation, mode: OpenMode): Db {
   return openDatabase(location.db, { readonly: mode === 'read' });
 }
 
+/** An empty mirror in memory, for showing the state of a mirror not made yet. */
+export function openEmptyMirror(): MirrorHandle {
+  return openDatabase(':memory:');
+}
+
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */
 export function mirrorMayExist(location: MirrorLocation): boolean {
   return isPostgresUrl(location.db) || existsSync(location.db);

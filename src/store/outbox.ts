@@ -133,8 +133,7 @@ function rowToItem(row: ItemRow): OutboxItem {
 
 /** Reads and writes `outbox` rows; times come in as epoch ms and are stored as ISO-8601 UTC. */
 export class OutboxRepository {
-  /** The connection, for writes that must share the outbox's transaction (the mirror's). */
-  readonly db: Db;
+  private readonly db: Db;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly lockStmt;
