@@ -28,19 +28,19 @@ export function checkEnqueueInput(input: EnqueueInput): void {
  * Checks an edit (op, target, body) and appends it to the queue of its project. Bad input throws
  * `UsageError` naming the problem; nothing is queued then.
  */
-export function enqueue(db: MirrorHandle, input: EnqueueInput, now: number): Enqueued {
+export function enqueue(mirror: MirrorHandle, input: EnqueueInput, now: number): Enqueued {
   checkEnqueueInput(input);
   const body = JSON.stringify(input.body ?? {});
   const targetId = input.targetId ?? null;
-  return new OutboxRepository(db).insert({ ...input, targetId, body }, now);
+  return new OutboxRepository(mirror).insert({ ...input, targetId, body }, now);
 }
 
 /**
  * Puts a failed item back in the queue (attempts kept), or makes a pending item in backoff due
  * now. Items sending or done are refused.
  */
-export function retryOutboxItem(db: MirrorHandle, id: number, now: number): void {
-  const outbox = new OutboxRepository(db);
+export function retryOutboxItem(mirror: MirrorHandle, id: number, now: number): void {
+  const outbox = new OutboxRepository(mirror);
   outbox.transaction(() => {
     refuseUnlessSettled(outbox, id, 'retry');
     outbox.makeDue(id, now);
@@ -48,8 +48,8 @@ export function retryOutboxItem(db: MirrorHandle, id: number, now: number): void
 }
 
 /** Removes a pending or failed item; one being sent (or done) is refused. */
-export function dropOutboxItem(db: MirrorHandle, id: number): void {
-  const outbox = new OutboxRepository(db);
+export function dropOutboxItem(mirror: MirrorHandle, id: number): void {
+  const outbox = new OutboxRepository(mirror);
   outbox.transaction(() => {
     refuseUnlessSettled(outbox, id, 'drop');
     outbox.remove(id);
@@ -75,12 +75,12 @@ export type Resolution = 'keep-local' | 'keep-remote';
  * `keep-remote`: `discarded`, never sent, the reason in `last_error`. Returns that line.
  */
 export function resolveOutboxItem(
-  db: MirrorHandle,
+  mirror: MirrorHandle,
   id: number,
   resolution: Resolution,
   now: number,
 ): string {
-  const outbox = new OutboxRepository(db);
+  const outbox = new OutboxRepository(mirror);
   return outbox.transaction(() => {
     const item = outbox.get(id);
     if (item === undefined) throw new UsageError(`no outbox item ${id}`);
@@ -93,7 +93,7 @@ export function resolveOutboxItem(
       outbox.discard(id, reason, now);
       return reason;
     }
-    const base = presentBase(db, item.op, item.projectId, item.targetId, item.base);
+    const base = presentBase(mirror, item.op, item.projectId, item.targetId, item.base);
     const note = `resolved --keep-local; ${was}`;
     outbox.keepLocal(id, base === undefined ? null : JSON.stringify(base), note, now);
     return note;
@@ -102,7 +102,7 @@ export function resolveOutboxItem(
 
 /** The base an item would record now: the mirror's present values of the fields it had. */
 function presentBase(
-  db: MirrorHandle,
+  mirror: MirrorHandle,
   op: string,
   projectId: string,
   targetId: string | null,
@@ -110,7 +110,7 @@ function presentBase(
 ): Base | undefined {
   const old = parseBase(recorded);
   if (old === undefined || old.record === 'absent') return old;
-  const present = new OutboxTargets(db).read(op, projectId, targetId);
+  const present = new OutboxTargets(mirror).read(op, projectId, targetId);
   if (present.record === 'absent') return { record: 'absent' };
   return { record: 'present', values: presentValues(Object.keys(old.values), present.data) };
 }

@@ -74,15 +74,15 @@ const OVERDUE_TABLE: TableColumn[] = [
 ];
 
 /** Reads the report of every project, or of `options.projectId`, in one snapshot. */
-export function buildReport(db: MirrorHandle, options: ReportOptions = {}): Report {
-  return inTransaction(db, () => {
-    const all = readView(db, 'v_project_progress', options, PROGRESS_ORDER);
+export function buildReport(mirror: MirrorHandle, options: ReportOptions = {}): Report {
+  return inTransaction(mirror, () => {
+    const all = readView(mirror, 'v_project_progress', options, PROGRESS_ORDER);
     const overdue = all.rows.reduce((sum, row) => sum + Number(row['overdue'] ?? 0), 0);
     const { limit } = options;
     return {
-      ...reportToday(db),
+      ...reportToday(mirror),
       progress: { ...all, rows: all.rows.slice(0, limit) },
-      overdue: readView(db, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
+      overdue: readView(mirror, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
       totals: { projects: all.rows.length, overdue },
     };
   });

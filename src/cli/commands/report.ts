@@ -59,11 +59,11 @@ export const reportCommand: CliCommand = {
     const projectId = optionalText(args['project']);
     const limit = parseLimit(args['limit']);
     const html = optionalText(args['html']);
-    const db = openForReport(args);
+    const mirror = openForReport(args);
     try {
-      checkProject(db, projectId);
+      checkProject(mirror, projectId);
       if (html !== undefined) {
-        const data = gatherHtmlReport(db, { projectId, limit });
+        const data = gatherHtmlReport(mirror, { projectId, limit });
         if (html === '-') {
           writePiecesToStdout([renderHtmlReport(data)]);
         } else {
@@ -71,13 +71,13 @@ export const reportCommand: CliCommand = {
           process.stdout.write(`${html}\t${plural(data.projects.length, 'project')}\n`);
         }
       } else {
-        const report = buildReport(db, { projectId, limit });
+        const report = buildReport(mirror, { projectId, limit });
         const format = args['json'] === true ? 'json' : (args['format'] as ReportFormat);
         process.stdout.write(renderReport(report, format, { bom: args['bom'] === true }));
       }
       return Promise.resolve(EXIT_OK);
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };
@@ -88,12 +88,12 @@ export const reportCommand: CliCommand = {
  */
 export function openForReport(args: Record<string, unknown>): MirrorHandle {
   const timezone = parseTimeZone(args['timezone']);
-  const db = openMirror(mirrorLocation(args), 'report');
+  const mirror = openMirror(mirrorLocation(args), 'report');
   try {
-    if (timezone !== undefined) applyTimeZoneToReader(db, timezone, Date.now());
-    return db;
+    if (timezone !== undefined) applyTimeZoneToReader(mirror, timezone, Date.now());
+    return mirror;
   } catch (error) {
-    db.close();
+    mirror.close();
     throw error;
   }
 }

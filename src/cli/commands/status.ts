@@ -22,9 +22,9 @@ export const statusCommand: CliCommand = {
     const exists = mirrorMayExist(location);
     if (!exists)
       process.stderr.write(`projmirror: no mirror at ${location.db} yet; run projmirror sync\n`);
-    const db = exists ? openMirror(location, 'read') : openEmptyMirror();
+    const mirror = exists ? openMirror(location, 'read') : openEmptyMirror();
     try {
-      const report = gatherStatus(db, Date.now());
+      const report = gatherStatus(mirror, Date.now());
       process.stdout.write(
         args['json']
           ? `${JSON.stringify({ version: VERSION, ...report }, null, 2)}\n`
@@ -32,7 +32,7 @@ export const statusCommand: CliCommand = {
       );
       return EXIT_OK;
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };

@@ -38,20 +38,20 @@ export interface HtmlReportData {
 
 /** Reads the report of every project (or `projectId`'s) in one read transaction. */
 export function gatherHtmlReport(
-  db: MirrorHandle,
+  mirror: MirrorHandle,
   options: { projectId?: string | undefined; limit?: number | undefined } = {},
 ): HtmlReportData {
-  return inTransaction(db, () => {
-    const today = reportToday(db);
+  return inTransaction(mirror, () => {
+    const today = reportToday(mirror);
     // Each of these views is computed whole: read once, then split by project.
-    const daily = byProject(readView(db, 'v_task_status_daily', options).rows);
-    const weekly = byProject(readView(db, 'v_member_week_load', options).rows);
-    const projects = readView(db, 'v_project_progress', options, 'lower(project_name)')
+    const daily = byProject(readView(mirror, 'v_task_status_daily', options).rows);
+    const weekly = byProject(readView(mirror, 'v_member_week_load', options).rows);
+    const projects = readView(mirror, 'v_project_progress', options, 'lower(project_name)')
       .rows.slice(0, options.limit)
       .map((progress) => {
         const id = String(progress['project_id']);
         const overdue = readView(
-          db,
+          mirror,
           'v_overdue_tasks',
           { projectId: id },
           OVERDUE_ORDER,
@@ -65,7 +65,7 @@ export function gatherHtmlReport(
           overdueTotal: Number(progress['overdue'] ?? 0),
         };
       });
-    return { ...today, projects, conflicts: readOutboxConflicts(db) };
+    return { ...today, projects, conflicts: readOutboxConflicts(mirror) };
   });
 }
 
