@@ -49,6 +49,25 @@ const allowed = {
  */
 const layers = Object.keys(allowed);
 
+/**
+ * What only the store may import of itself: the connection and its engines. Everything else holds
+ * the mirror as a `MirrorHandle` (`store/handle.ts`) and passes it to the store (issue 23).
+ */
+const connectionMessage =
+  'only src/store sees a connection; hold a MirrorHandle (store/handle.ts).';
+const storeInternals = [
+  {
+    group: ['**/store/db.js', '**/store/postgres/pg-database.js', '**/store/postgres/bridge.js'],
+    message: connectionMessage,
+  },
+  { group: ['**/store/handle.js'], importNames: ['connectionOf'], message: connectionMessage },
+  {
+    group: ['**/store/database.js'],
+    importNames: ['Db', 'SqliteDb', 'openDatabase', 'migrate'],
+    message: connectionMessage,
+  },
+];
+
 const layerRules = Object.entries(allowed).map(([layer, may]) => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {
@@ -60,7 +79,8 @@ const layerRules = Object.entries(allowed).map(([layer, may]) => ({
           .map((other) => ({
             group: [`**/${other}/*`, `**/${other}`],
             message: `src/${layer} must not import src/${other} (see the layout in README).`,
-          })),
+          }))
+          .concat(layer === 'store' ? [] : storeInternals),
       },
     ],
   },

@@ -6,6 +6,7 @@
  * 8b: passes that commit real work while another process runs a heavy report query in a loop on
  * its own connection; no pass may wait on the reader's locks (see `postgres-readers.ts`).
  */
+import { connectionOf } from '../src/store/handle.js';
 import { openMirror } from '../src/store/open.js';
 import { readFileSync } from 'node:fs';
 import type { Db } from '../src/store/db.js';
@@ -50,7 +51,7 @@ export async function postgresBenchmarks(tasks = PG_COLD_SYNC_TASKS): Promise<Fi
     await sqlite.close();
     const dbUrl = await server.database();
     const statistics = new StatementStatistics(dbUrl);
-    const pgDb = openMirror({ db: dbUrl }, 'write');
+    const pgDb = connectionOf(openMirror({ db: dbUrl }, 'write'));
     const engine = Object.assign(
       await benchEngine(sim.baseUrl, sim.token, pgDb, { limits: false }),
       { db: pgDb },

@@ -25,8 +25,9 @@ import {
 import { Mirror, type SyncProgress } from '../mirror/index.js';
 import { createHttpRemote, parseRouteOverrides, type ResponseMetric } from '../remote/index.js';
 import { OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
-import { isoTime, type Db } from '../store/database.js';
-import { dialectOf } from '../store/db.js';
+import { isoTime } from '../store/database.js';
+import { isSharedMirror, type MirrorHandle } from '../store/handle.js';
+import { Coordination } from '../store/postgres/coordination.js';
 import { inlineStore } from '../units/inline.js';
 import type { Store } from '../store/port.js';
 import { openStoreThread } from '../units/thread.js';
@@ -58,7 +59,7 @@ export interface EngineOptions {
    * The mirror: a file path (opened on a store thread of its own) or `postgres://` URL, opened
    * and closed by the engine; or a connection the caller owns, used on this thread.
    */
-  db: string | Db;
+  db: string | MirrorHandle;
   /** Node options of the store thread (tests that run the sources give it their loader). */
   storeThreadExecArgv?: string[];
   /**
@@ -161,14 +162,13 @@ async function openStore(
     });
   }
   const db = options.db;
-  const keeper =
-    dialectOf(db) === 'postgres'
-      ? new LeaseKeeper({
-          db,
-          ...leaseSettings,
-          logger: options.logger.child({ subsystem: 'leases' }),
-        })
-      : undefined;
+  const keeper = isSharedMirror(db)
+    ? new LeaseKeeper({
+        coordination: new Coordination(db),
+        ...leaseSettings,
+        logger: options.logger.child({ subsystem: 'leases' }),
+      })
+    : undefined;
   const store = inlineStore(db, { clock, keeper });
   return { store, leases: keeper ? leasesOf(keeper) : undefined };
 }

@@ -27,7 +27,6 @@ import type { MirrorStore } from '../store/mirror-store.js';
 import type { RecordKind } from '../store/project-records.js';
 import type { StoredTask } from '../store/tasks.js';
 import { sameJson } from '../store/values.js';
-import { refreshWideViews } from '../store/wide-views.js';
 import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
@@ -216,7 +215,7 @@ export class MirrorWriter {
         changed: tally.rows > 0,
       });
       // A field the service sent for the first time becomes a column of the wide views.
-      if (store.fields.takeGrowth()) refreshWideViews(store.db);
+      if (store.fields.takeGrowth()) store.refreshWideViews();
       store.indexes.restore();
     });
   }

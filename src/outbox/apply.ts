@@ -11,7 +11,6 @@ import {
   type JsonObject,
   type WriteResponse,
 } from '../domain/index.js';
-import type { Db } from '../store/database.js';
 import type { OutboxItem } from './item.js';
 import { isOutboxOp } from './ops.js';
 
@@ -19,7 +18,7 @@ import { isOutboxOp } from './ops.js';
  * Writes the service's answer to `item` into the mirror. Runs inside the pusher's transaction
  * and must be synchronous; throwing (say `MalformedResponseError`) rolls the item back for a retry.
  */
-export type ApplyResult = (db: Db, item: OutboxItem, response: WriteResponse) => void;
+export type ApplyResult = (item: OutboxItem, response: WriteResponse) => void;
 
 /** The mirror's write path for confirmed edits (the mirror's `MirrorWriter` is one). */
 export interface ConfirmedWriter {
@@ -29,7 +28,7 @@ export interface ConfirmedWriter {
 
 /** The `ApplyResult` that writes each answer through `writer`. */
 export function answersInto(writer: ConfirmedWriter): ApplyResult {
-  return (_db, item, response) => {
+  return (item, response) => {
     writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
   };
 }

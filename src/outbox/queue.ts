@@ -3,7 +3,7 @@
  * that `status` shows.
  */
 import { UsageError } from '../domain/index.js';
-import type { Db } from '../store/database.js';
+import type { MirrorHandle } from '../store/handle.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { OutboxTargets } from '../store/outbox-targets.js';
 import { parseBase, presentValues, type Base } from './conflict.js';
@@ -28,19 +28,19 @@ export function checkEnqueueInput(input: EnqueueInput): void {
  * Checks an edit (op, target, body) and appends it to the queue of its project. Bad input throws
  * `UsageError` naming the problem; nothing is queued then.
  */
-export function enqueue(db: Db, input: EnqueueInput, now: number): Enqueued {
+export function enqueue(mirror: MirrorHandle, input: EnqueueInput, now: number): Enqueued {
   checkEnqueueInput(input);
   const body = JSON.stringify(input.body ?? {});
   const targetId = input.targetId ?? null;
-  return new OutboxRepository(db).insert({ ...input, targetId, body }, now);
+  return new OutboxRepository(mirror).insert({ ...input, targetId, body }, now);
 }
 
 /**
  * Puts a failed item back in the queue (attempts kept), or makes a pending item in backoff due
  * now. Items sending or done are refused.
  */
-export function retryOutboxItem(db: Db, id: number, now: number): void {
-  const outbox = new OutboxRepository(db);
+export function retryOutboxItem(mirror: MirrorHandle, id: number, now: number): void {
+  const outbox = new OutboxRepository(mirror);
   outbox.transaction(() => {
     refuseUnlessSettled(outbox, id, 'retry');
     outbox.makeDue(id, now);
@@ -48,8 +48,8 @@ export function retryOutboxItem(db: Db, id: number, now: number): void {
 }
 
 /** Removes a pending or failed item; one being sent (or done) is refused. */
-export function dropOutboxItem(db: Db, id: number): void {
-  const outbox = new OutboxRepository(db);
+export function dropOutboxItem(mirror: MirrorHandle, id: number): void {
+  const outbox = new OutboxRepository(mirror);
   outbox.transaction(() => {
     refuseUnlessSettled(outbox, id, 'drop');
     outbox.remove(id);
@@ -74,8 +74,13 @@ export type Resolution = 'keep-local' | 'keep-remote';
  * values, so it goes out as queued unless the service changes those fields once more.
  * `keep-remote`: `discarded`, never sent, the reason in `last_error`. Returns that line.
  */
-export function resolveOutboxItem(db: Db, id: number, resolution: Resolution, now: number): string {
-  const outbox = new OutboxRepository(db);
+export function resolveOutboxItem(
+  mirror: MirrorHandle,
+  id: number,
+  resolution: Resolution,
+  now: number,
+): string {
+  const outbox = new OutboxRepository(mirror);
   return outbox.transaction(() => {
     const item = outbox.get(id);
     if (item === undefined) throw new UsageError(`no outbox item ${id}`);
@@ -88,7 +93,7 @@ export function resolveOutboxItem(db: Db, id: number, resolution: Resolution, no
       outbox.discard(id, reason, now);
       return reason;
     }
-    const base = presentBase(db, item.op, item.projectId, item.targetId, item.base);
+    const base = presentBase(mirror, item.op, item.projectId, item.targetId, item.base);
     const note = `resolved --keep-local; ${was}`;
     outbox.keepLocal(id, base === undefined ? null : JSON.stringify(base), note, now);
     return note;
@@ -97,7 +102,7 @@ export function resolveOutboxItem(db: Db, id: number, resolution: Resolution, no
 
 /** The base an item would record now: the mirror's present values of the fields it had. */
 function presentBase(
-  db: Db,
+  mirror: MirrorHandle,
   op: string,
   projectId: string,
   targetId: string | null,
@@ -105,7 +110,7 @@ function presentBase(
 ): Base | undefined {
   const old = parseBase(recorded);
   if (old === undefined || old.record === 'absent') return old;
-  const present = new OutboxTargets(db).read(op, projectId, targetId);
+  const present = new OutboxTargets(mirror).read(op, projectId, targetId);
   if (present.record === 'absent') return { record: 'absent' };
   return { record: 'present', values: presentValues(Object.keys(old.values), present.data) };
 }

@@ -152,7 +152,7 @@ export function markDone(
   return outbox.transaction(() => {
     let note: string | undefined;
     try {
-      if (applyResult) outbox.transaction(() => applyResult(outbox.db, item, response));
+      if (applyResult) outbox.transaction(() => applyResult(item, response));
     } catch (error) {
       note = `done; the answer was not mirrored (the next pass will): ${errorLine(error)}`;
     }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
-import type { Db } from '../store/database.js';
+import { inTransaction, type MirrorHandle } from '../store/handle.js';
 import { csvLines, jsonLines, jsonRecord, ndjsonLines, type CsvOptions } from './format.js';
 import {
   iterateView,
@@ -50,12 +50,12 @@ export function checkViews(names: readonly string[]): ReportViewName[] {
  * ends `rows` (its `return`) if it stops early.
  */
 export function viewPieces(
-  db: Db,
+  mirror: MirrorHandle,
   view: ReportViewName,
   options: Omit<ExportOptions, 'dir'>,
   onRow: () => void = () => {},
 ): { pieces: Iterable<string>; end: () => void } {
-  const { columns, types, rows } = iterateView(db, view, options);
+  const { columns, types, rows } = iterateView(mirror, view, options);
   const counted = (function* () {
     for (const row of rows) {
       onRow();
@@ -82,7 +82,7 @@ export interface ExportedFile {
 }
 
 /** Writes each reporting view as a file in `options.dir`; returns what it wrote. */
-export function exportViews(db: Db, options: ExportOptions): ExportedFile[] {
+export function exportViews(mirror: MirrorHandle, options: ExportOptions): ExportedFile[] {
   try {
     mkdirSync(options.dir, { recursive: true });
   } catch (error) {
@@ -92,13 +92,17 @@ export function exportViews(db: Db, options: ExportOptions): ExportedFile[] {
     });
   }
   const views = options.views ?? REPORT_VIEW_NAMES;
-  return db.transaction(() => views.map((view) => exportView(db, view, options)))();
+  return inTransaction(mirror, () => views.map((view) => exportView(mirror, view, options)));
 }
 
-function exportView(db: Db, view: ReportViewName, options: ExportOptions): ExportedFile {
+function exportView(
+  mirror: MirrorHandle,
+  view: ReportViewName,
+  options: ExportOptions,
+): ExportedFile {
   const path = join(options.dir, `${view}.${options.format}`);
   let count = 0;
-  const { pieces, end } = viewPieces(db, view, options, () => (count += 1));
+  const { pieces, end } = viewPieces(mirror, view, options, () => (count += 1));
   try {
     writeWhole(path, pieces);
   } finally {

@@ -2,7 +2,7 @@
  * The `report`: each project's progress and its overdue tasks, read from the views in one read
  * transaction (one snapshot, even while the daemon writes), rendered for people or programs.
  */
-import type { Db } from '../store/database.js';
+import { inTransaction, type MirrorHandle } from '../store/handle.js';
 import {
   csvLines,
   jsonLines,
@@ -74,18 +74,18 @@ const OVERDUE_TABLE: TableColumn[] = [
 ];
 
 /** Reads the report of every project, or of `options.projectId`, in one snapshot. */
-export function buildReport(db: Db, options: ReportOptions = {}): Report {
-  return db.transaction(() => {
-    const all = readView(db, 'v_project_progress', options, PROGRESS_ORDER);
+export function buildReport(mirror: MirrorHandle, options: ReportOptions = {}): Report {
+  return inTransaction(mirror, () => {
+    const all = readView(mirror, 'v_project_progress', options, PROGRESS_ORDER);
     const overdue = all.rows.reduce((sum, row) => sum + Number(row['overdue'] ?? 0), 0);
     const { limit } = options;
     return {
-      ...reportToday(db),
+      ...reportToday(mirror),
       progress: { ...all, rows: all.rows.slice(0, limit) },
-      overdue: readView(db, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
+      overdue: readView(mirror, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
       totals: { projects: all.rows.length, overdue },
     };
-  })();
+  });
 }
 
 /**

@@ -4,8 +4,8 @@
  * keys are prefixed with the host name (`a.example.com/budget:token`), so that two machines whose
  * tokens have the same label (both read `/etc/projmirror/token`) never mix their budgets.
  */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { hostname } from 'node:os';
-import type { Db } from './database.js';
 import { dialectOf } from './db.js';
 
 /** Keys of `daemon_state`. */
@@ -31,7 +31,8 @@ export class DaemonStateRepository {
   private readonly deleteStmt;
   private readonly scope: string;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.scope = dialectOf(db) === 'postgres' ? `${hostname()}/` : '';
     this.getStmt = db.prepare<[string], { value: string }>(
       'SELECT value FROM daemon_state WHERE key = ?',

@@ -1,5 +1,5 @@
 /** The daemon's read side of the mirror: projects, task counts, last passes; retention. */
-import type { Db } from './database.js';
+import { connectionOf, type MirrorHandle } from './handle.js';
 
 /** A project's times as `sync_state` holds them. */
 export interface ProjectTimesRow {
@@ -15,7 +15,8 @@ export class MirrorFacts {
   private readonly pruneStmt;
   private readonly timesStmt;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.countsStmt = db.prepare<[], { id: string; taskCount: number }>(
       // The plan runs after every poll: the last pass's X-Total-Count, not a count of the rows.
       `SELECT p.id AS id, coalesce(s.total_count, 0) AS taskCount

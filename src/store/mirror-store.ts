@@ -1,4 +1,5 @@
 /** Every repository of the mirror over one connection, with the transaction that groups them. */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { BackfillPages } from './backfill-pages.js';
 import type { Db } from './database.js';
 import { FieldCatalog } from './data-fields.js';
@@ -10,10 +11,11 @@ import { SyncStateRepository } from './sync-state.js';
 import { TaskHistoryRepository } from './task-history.js';
 import { TaskPagesRepository } from './task-pages.js';
 import { TasksRepository } from './tasks.js';
+import { refreshWideViews } from './wide-views.js';
 
 /** The repositories of one connection; statements are prepared once, here. */
 export class MirrorStore {
-  readonly db: Db;
+  private readonly db: Db;
   readonly projects: ProjectsRepository;
   readonly tasks: TasksRepository;
   readonly history: TaskHistoryRepository;
@@ -28,7 +30,8 @@ export class MirrorStore {
   /** A backfill page in one statement, where the engine makes that cheaper. */
   readonly backfillPages: BackfillPages;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.db = db;
     this.fields = new FieldCatalog(db);
     this.indexes = new DeferredIndexes(db);
@@ -66,6 +69,11 @@ export class MirrorStore {
    */
   snapshot<T>(fn: () => T): T {
     return this.db.transaction(fn).deferred();
+  }
+
+  /** Makes each wide view match the fields known now; inside the caller's write transaction. */
+  refreshWideViews(): void {
+    refreshWideViews(this.db);
   }
 
   /** Deletes a project with everything mirrored and kept for it. */

@@ -2,6 +2,7 @@
  * Opens the mirror for reading only, as a BI tool would: no schema applied, no write, so a
  * report runs beside the daemon (WAL: it reads the last committed state and never blocks it).
  */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../domain/index.js';
 import { openDatabase, type Db } from './database.js';
@@ -41,9 +42,12 @@ export function openMirrorForReading(file: string): Db {
 }
 
 /** Checks that the mirror holds project `projectId`; a usage error naming it otherwise. */
-export function checkProject(db: Db, projectId: string | undefined): void {
+export function checkProject(mirror: MirrorHandle, projectId: string | undefined): void {
   if (projectId === undefined) return;
-  const found = db.prepare('SELECT 1 FROM projects WHERE id = ?').pluck().get(projectId);
+  const found = connectionOf(mirror)
+    .prepare('SELECT 1 FROM projects WHERE id = ?')
+    .pluck()
+    .get(projectId);
   if (found === undefined) {
     throw new UsageError(`--project ${projectId} is not in the mirror`);
   }

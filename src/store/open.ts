@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { openDatabase } from './database.js';
-import { asDb, type Db } from './db.js';
+import { asDb, sqliteOf, type Db } from './db.js';
+import type { MirrorHandle } from './handle.js';
 import { openMirrorForReading } from './open-for-reading.js';
 import { openPostgres } from './postgres/open.js';
 import { isPostgresUrl } from './postgres/target.js';
@@ -27,8 +28,26 @@ export type OpenMode =
   /** status and other readers: must exist; nothing written. */
   | 'read';
 
+/** How a command's connection behaves, besides its mode. */
+export interface OpenMirrorOptions {
+  /** A SQLite file's lock wait per statement, in ms (`DEFAULT_BUSY_TIMEOUT_MS` unless given). */
+  busyTimeoutMs?: number;
+}
+
 /** Opens the mirror for `mode`; a usage or store error in one line when it cannot. */
-export function openMirror(location: MirrorLocation, mode: OpenMode): Db {
+export function openMirror(
+  location: MirrorLocation,
+  mode: OpenMode,
+  options: OpenMirrorOptions = {},
+): MirrorHandle {
+  const db = openConnection(location, mode);
+  if (options.busyTimeoutMs !== undefined) {
+    sqliteOf(db)?.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+  }
+  return db;
+}
+
+function openConnection(location: MirrorLocation, mode: OpenMode): Db {
   if (isPostgresUrl(location.db)) {
     const readonly = mode === 'report' || mode === 'read';
     return asDb(openPostgres(location.db, { readonly, passwordFile: location.passwordFile }));
@@ -36,6 +55,11 @@ export function openMirror(location: MirrorLocation, mode: OpenMode): Db {
   if (mode === 'write') return openMirrorFile(location.db);
   if (mode === 'report') return openMirrorForReading(location.db);
   return openDatabase(location.db, { readonly: mode === 'read' });
+}
+
+/** An empty mirror in memory, for showing the state of a mirror not made yet. */
+export function openEmptyMirror(): MirrorHandle {
+  return openDatabase(':memory:');
 }
 
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */

@@ -3,7 +3,7 @@
  * task's or resource's JSON object, or a project's list of dependencies, read as the trigger
  * `outbox_base` (schema.sql) reads it when the item is queued.
  */
-import type { Db } from './db.js';
+import { connectionOf, type MirrorHandle } from './handle.js';
 
 /** The record as the mirror holds it now: its JSON value, or absent. */
 export type TargetRecord = { record: 'absent' } | { record: 'present'; data: unknown };
@@ -20,7 +20,8 @@ export class OutboxTargets {
   private readonly resourceStmt;
   private readonly dependenciesStmt;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.taskStmt = db.prepare<[string, string], { data: unknown }>(
       'SELECT data FROM tasks WHERE project_id = ? AND id = ?',
     );

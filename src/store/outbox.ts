@@ -1,4 +1,5 @@
 /** The `outbox` table: local edits waiting to be pushed. Every statement on it lives here. */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { isoTime, type Db } from './database.js';
 import { dialectOf } from './db.js';
 
@@ -132,8 +133,7 @@ function rowToItem(row: ItemRow): OutboxItem {
 
 /** Reads and writes `outbox` rows; times come in as epoch ms and are stored as ISO-8601 UTC. */
 export class OutboxRepository {
-  /** The connection, for writes that must share the outbox's transaction (the mirror's). */
-  readonly db: Db;
+  private readonly db: Db;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly lockStmt;
@@ -162,7 +162,8 @@ export class OutboxRepository {
    * `claimant`: on a PostgreSQL mirror shared by daemons, the daemon sending, recorded in
    * `claimed_by`; rows are then locked for a claim with SKIP LOCKED.
    */
-  constructor(db: Db, claimant?: string) {
+  constructor(mirror: MirrorHandle, claimant?: string) {
+    const db = connectionOf(mirror);
     this.db = db;
     const shared = dialectOf(db) === 'postgres';
     this.claimant = shared ? (claimant ?? null) : undefined;

@@ -218,8 +218,6 @@ export interface Store {
   readonly facts: FactsPort;
   readonly health: HealthPort;
   readonly examples: ExamplesPort;
-  /** The engine behind it. */
-  readonly dialect: 'sqlite' | 'postgres';
   progress(): StoreProgress;
   /**
    * Closes the connection once the units asked are answered, or at once (`abandon`): a unit in

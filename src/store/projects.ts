@@ -1,6 +1,6 @@
 /** The `projects` table: one row per mirrored project. */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import type { Project } from '../domain/index.js';
-import type { Db } from './database.js';
 import { sameJson, textColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
@@ -21,7 +21,8 @@ export class ProjectsRepository {
   private readonly summariesStmt;
   private readonly readOnlyStmt;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.dataStmt = db.prepare<[string], string>('SELECT data FROM projects WHERE id = ?');
     this.dataStmt.pluck();
     this.putStmt = db.prepare(

@@ -2,6 +2,7 @@
  * The reporting views of `schema.sql` (its last section) as the report and export read them:
  * their names, a stable row order, and a reader that filters by project.
  */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import type { Db } from './database.js';
 
 /** A value as SQLite hands it back (better-sqlite3 without safe integers or blobs). */
@@ -44,22 +45,29 @@ export interface ViewFilter {
 
 /** Reads a view in its stable order (or `orderBy`), optionally for one project, at most `limit` rows. */
 export function readView(
-  db: Db,
+  mirror: MirrorHandle,
   view: ReportViewName,
   filter: ViewFilter = {},
   orderBy: string = REPORT_VIEWS[view],
   limit?: number,
 ): ViewRows {
-  const { columns, types, statement, params } = prepareView(db, view, filter, orderBy, limit);
+  const { columns, types, statement, params } = prepareView(
+    connectionOf(mirror),
+    view,
+    filter,
+    orderBy,
+    limit,
+  );
   return { columns, types, rows: statement.all(params) };
 }
 
 /** Iterates a view's rows in its stable order without holding them all, for large exports. */
 export function iterateView(
-  db: Db,
+  mirror: MirrorHandle,
   view: ReportViewName,
   filter: ViewFilter = {},
 ): { columns: string[]; types: Record<string, string>; rows: IterableIterator<Row> } {
+  const db = connectionOf(mirror);
   const { columns, types, statement, params } = prepareView(db, view, filter, REPORT_VIEWS[view]);
   return { columns, types, rows: statement.iterate(params) };
 }
@@ -88,15 +96,15 @@ function prepareView(
 }
 
 /** Today as the views see it (`v_today`): the calendar day and the time zone it is taken in. */
-export function reportToday(db: Db): { day: string; timezone: string } {
-  return db
+export function reportToday(mirror: MirrorHandle): { day: string; timezone: string } {
+  return connectionOf(mirror)
     .prepare<[], { day: string; timezone: string }>(`SELECT day, timezone FROM v_today`)
     .get()!;
 }
 
 /** The outbox items waiting in conflict (`v_outbox_conflicts`), in queue order. */
-export function readOutboxConflicts(db: Db): Row[] {
-  return db
+export function readOutboxConflicts(mirror: MirrorHandle): Row[] {
+  return connectionOf(mirror)
     .prepare<[], Row>(
       'SELECT id, op, project_id, target_id, fields, last_error, queued_at FROM v_outbox_conflicts ORDER BY id',
     )

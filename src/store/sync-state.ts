@@ -1,5 +1,5 @@
 /** `sync_state`: the bookkeeping of full passes, one row per project. */
-import type { Db } from './database.js';
+import { connectionOf, type MirrorHandle } from './handle.js';
 
 /** Where a project's first full pass (its baseline) stands. */
 export type BackfillState = 'pending' | 'in_progress' | 'done';
@@ -49,7 +49,8 @@ export class SyncStateRepository {
   private readonly changedStmt;
   private readonly removeStmt;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.getStmt = db.prepare<[string], SyncState>(
       `SELECT ${COLUMNS} FROM sync_state WHERE project_id = ?`,
     );

@@ -3,6 +3,7 @@
  * (a BI tool included) takes "today" and "overdue" in the zone the daemon was given. A reader
  * that may not write applies another zone to its own connection only.
  */
+import { connectionOf, type MirrorHandle } from './handle.js';
 import { DEFAULT_TIMEZONE, offsetSchedule, type ZoneOffset } from '../domain/index.js';
 import { isoTime, type Db } from './database.js';
 import { dialectOf } from './db.js';
@@ -31,7 +32,8 @@ export function storedTimeZone(db: Db): string {
  * Makes `zone` the mirror's time zone from `nowMs` on (UTC: no row at all). Writes only when the
  * zone changes or its recorded offsets are a year old; true when it wrote.
  */
-export function recordTimeZone(db: Db, zone: string, nowMs: number): boolean {
+export function recordTimeZone(mirror: MirrorHandle, zone: string, nowMs: number): boolean {
+  const db = connectionOf(mirror);
   return db
     .transaction(() => {
       const first = db
@@ -57,7 +59,8 @@ export function recordTimeZone(db: Db, zone: string, nowMs: number): boolean {
  * of `timezone_offsets` and of every view, which SQLite looks up before the mirror's own. On
  * PostgreSQL the session's `projmirror.timezone` setting, which `v_today` reads, does the same.
  */
-export function applyTimeZoneToReader(db: Db, zone: string, nowMs: number): void {
+export function applyTimeZoneToReader(mirror: MirrorHandle, zone: string, nowMs: number): void {
+  const db = connectionOf(mirror);
   if (dialectOf(db) === 'postgres') {
     db.prepare(`SELECT set_config('projmirror.timezone', ?, false)`).get(zone);
     return;

@@ -1,6 +1,7 @@
 /** Opening the mirror for a command that writes it. */
 import { StoreError } from '../domain/index.js';
 import { openDatabase, type Db } from './database.js';
+import { connectionOf, type MirrorHandle } from './handle.js';
 
 /**
  * Opens the mirror file for writing. Fails with one line naming the file when it cannot be
@@ -34,4 +35,15 @@ function assertWritable(db: Db, file: string): void {
     }
     if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) throw error;
   }
+}
+
+/**
+ * A probe of `mirror` as a writer would meet it: each call takes and gives back the write lock
+ * (waiting, as writes do, while another writer holds it), and writes nothing. A DELETE that
+ * matches no row still takes the lock (and, on PostgreSQL, a round trip).
+ */
+export function writeProbe(mirror: MirrorHandle): () => void {
+  const db = connectionOf(mirror);
+  const probe = db.transaction(() => db.prepare('DELETE FROM daemon_state WHERE 0 = 1').run());
+  return () => probe.immediate();
 }

@@ -1,18 +1,17 @@
 /** The demo's example queries, run where the connection is. */
-import type { Db } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
+import { queryRows, type QueryRows } from '../store/query.js';
 
-/** Runs read-only example queries over one connection. */
+/** Runs read-only example queries over one mirror. */
 export class ExampleUnits {
-  private readonly db: Db;
+  private readonly mirror: MirrorHandle;
 
-  constructor(db: Db) {
-    this.db = db;
+  constructor(mirror: MirrorHandle) {
+    this.mirror = mirror;
   }
 
   /** The column names and rows (as arrays) of `sql`. */
-  rows(sql: string): { columns: string[]; rows: unknown[][] } {
-    const statement = this.db.prepare(sql);
-    const columns = statement.columns().map((column) => column.name);
-    return { columns, rows: statement.raw().all() as unknown[][] };
+  rows(sql: string): QueryRows {
+    return queryRows(this.mirror, sql);
   }
 }

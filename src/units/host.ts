@@ -4,7 +4,7 @@
  * at a time; `PortOf<StoreHost>` is how everything else asks it.
  */
 import { SOLE_OWNER, type Clock } from '../domain/index.js';
-import type { Db } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
 import { MirrorFacts } from '../store/mirror-facts.js';
 import type { Store } from '../store/port.js';
 import { MirrorUnits } from './mirror-units.js';
@@ -16,20 +16,20 @@ import { OutboxUnits } from './outbox-units.js';
 import { StateUnits } from './state-units.js';
 
 /**
- * Builds the units over `db`, writing with `clock`'s time, fenced by the leases of `keeper` (a
+ * Builds the units over `handle`, writing with `clock`'s time, fenced by the leases of `keeper` (a
  * PostgreSQL mirror's) or owning every project.
  */
-export function createHost(db: Db, clock: Clock, keeper?: LeaseKeeper) {
+export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKeeper) {
   const fence = keeper ?? SOLE_OWNER;
-  const mirror = new MirrorUnits(db, clock, fence);
+  const mirror = new MirrorUnits(handle, clock, fence);
   return {
     mirror,
-    outbox: new OutboxUnits(db, fence, mirror),
+    outbox: new OutboxUnits(handle, fence, mirror),
     leases: new LeaseUnits(keeper),
-    state: new StateUnits(db),
-    facts: new MirrorFacts(db),
-    health: new HealthUnits(db),
-    examples: new ExampleUnits(db),
+    state: new StateUnits(handle),
+    facts: new MirrorFacts(handle),
+    health: new HealthUnits(handle),
+    examples: new ExampleUnits(handle),
   };
 }
 
@@ -37,6 +37,6 @@ export function createHost(db: Db, clock: Clock, keeper?: LeaseKeeper) {
 export type StoreHost = ReturnType<typeof createHost>;
 
 /** Every unit the store's port names, answered by the host with its types (checked by tsc). */
-const _answersEveryPort: PortOf<StoreHost> extends Omit<Store, 'dialect' | 'progress' | 'close'>
+const _answersEveryPort: PortOf<StoreHost> extends Omit<Store, 'progress' | 'close'>
   ? true
   : never = true;

@@ -4,19 +4,18 @@
  * always on a store thread (`thread.ts`).
  */
 import type { Clock } from '../domain/index.js';
-import type { Db } from '../store/db.js';
-import { dialectOf } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
 import { createHost, type StoreHost } from './host.js';
 import type { LeaseKeeper } from './leases.js';
 import type { Store } from '../store/port.js';
 import { portOver, runUnit, UnitTracker } from './units.js';
 
-/** A store whose units run on this thread over `db`, which `close()` closes when `owned`. */
+/** A store whose units run on this thread over `mirror`, which `close()` closes when `owned`. */
 export function inlineStore(
-  db: Db,
+  mirror: MirrorHandle,
   options: { clock: Clock; keeper?: LeaseKeeper | undefined; owned?: boolean },
 ): Store {
-  const host = createHost(db, options.clock, options.keeper);
+  const host = createHost(mirror, options.clock, options.keeper);
   const tracker = new UnitTracker(() => Date.now());
   let queue: Promise<unknown> = Promise.resolve();
   let next = 0;
@@ -29,11 +28,10 @@ export function inlineStore(
   };
   const port = portOver<StoreHost>(ask);
   return Object.assign(Object.create(port) as Store, {
-    dialect: dialectOf(db),
     progress: () => tracker.progress(),
     close: async () => {
       await queue;
-      if (options.owned && db.open) db.close();
+      if (options.owned && mirror.open) mirror.close();
     },
   });
 }

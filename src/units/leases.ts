@@ -10,8 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { errorLine, NotHeldError, type Leases, type ProjectFence } from '../domain/index.js';
-import type { Db } from '../store/db.js';
-import { Coordination, type DaemonIdentity } from '../store/postgres/coordination.js';
+import type { Coordination, DaemonIdentity } from '../store/postgres/coordination.js';
 
 /** How long a lease lasts unless renewed, in ms: a dead daemon's projects move after this. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -33,7 +32,8 @@ const STALE_LEASES = 3;
 
 /** What the keeper needs. */
 export interface LeaseKeeperOptions {
-  db: Db;
+  /** The leases' rows in the mirror. */
+  coordination: Coordination;
   /** The labels of this process's tokens, shown by `status`. */
   tokens: readonly string[];
   /** This installation's version, shown by `status`. */
@@ -74,7 +74,7 @@ export class LeaseKeeper implements ProjectFence {
   private readonly heartbeatListeners = new Set<() => void>();
 
   constructor(options: LeaseKeeperOptions) {
-    this.coordination = new Coordination(options.db);
+    this.coordination = options.coordination;
     this.logger = options.logger;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.identity = daemonIdentity(options.tokens, options.version);

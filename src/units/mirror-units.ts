@@ -18,7 +18,7 @@ import { survey } from '../mirror/commit.js';
 import { keptPage, keptRows } from '../mirror/page-writer.js';
 import type { ApplyOutcome } from '../mirror/types.js';
 import { isoTime } from '../store/database.js';
-import type { Db } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { newTally, type WriteTally } from '../store/write-context.js';
 import type { CommitRequest, KeptHead, PageRows, PassStart } from '../store/port.js';
@@ -36,8 +36,8 @@ export class MirrorUnits {
   private readonly clock: Clock;
   private readonly passes = new Map<string, PassInFlight>();
 
-  constructor(db: Db, clock: Clock, claims: ProjectFence) {
-    this.store = new MirrorStore(db);
+  constructor(mirror: MirrorHandle, clock: Clock, claims: ProjectFence) {
+    this.store = new MirrorStore(mirror);
     this.clock = clock;
     this.writer = new MirrorWriter(this.store, clock, claims);
   }

@@ -10,7 +10,7 @@ import type { OutboxItem } from '../outbox/item.js';
 import type { OnConflict } from '../outbox/send.js';
 import { enqueue, type Enqueued, type EnqueueInput } from '../outbox/queue.js';
 import { claimItem, markDone, markFailed, type Claim } from '../outbox/transitions.js';
-import type { Db } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
 import {
   OutboxRepository,
   type OutboxSummary,
@@ -27,16 +27,16 @@ export class OutboxUnits {
   private readonly projects: ProjectsRepository;
   private readonly claims: ProjectFence;
   private readonly mirror: MirrorUnits;
-  private readonly db: Db;
+  private readonly handle: MirrorHandle;
   private readonly targets: OutboxTargets;
 
-  constructor(db: Db, claims: ProjectFence, mirror: MirrorUnits) {
-    this.db = db;
-    this.outbox = new OutboxRepository(db, claims.holder);
-    this.projects = new ProjectsRepository(db);
+  constructor(handle: MirrorHandle, claims: ProjectFence, mirror: MirrorUnits) {
+    this.handle = handle;
+    this.outbox = new OutboxRepository(handle, claims.holder);
+    this.projects = new ProjectsRepository(handle);
     this.claims = claims;
     this.mirror = mirror;
-    this.targets = new OutboxTargets(db);
+    this.targets = new OutboxTargets(handle);
   }
 
   /** Pending → sending, with its request fixed; or failed or conflict without a request; or gone. */
@@ -84,7 +84,7 @@ export class OutboxUnits {
 
   /** Queues an edit (checked first); its id and idempotency key. */
   enqueue(input: EnqueueInput, now: number): Enqueued {
-    return enqueue(this.db, input, now);
+    return enqueue(this.handle, input, now);
   }
 
   /** The projects with an item not yet done or failed. */

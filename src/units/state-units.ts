@@ -1,16 +1,16 @@
 /** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone) as units. */
 import { DaemonStateRepository } from '../store/daemon-state.js';
-import type { Db } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
 import { recordTimeZone } from '../store/timezone.js';
 
 /** `daemon_state` over one connection. */
 export class StateUnits {
   private readonly state: DaemonStateRepository;
-  private readonly db: Db;
+  private readonly mirror: MirrorHandle;
 
-  constructor(db: Db) {
-    this.db = db;
-    this.state = new DaemonStateRepository(db);
+  constructor(mirror: MirrorHandle) {
+    this.mirror = mirror;
+    this.state = new DaemonStateRepository(mirror);
   }
 
   /** The value saved under `key`, if any. */
@@ -30,6 +30,6 @@ export class StateUnits {
 
   /** Records the zone readers of the mirror take "today" from; true when it changed. */
   recordTimeZone(zone: string, nowMs: number): boolean {
-    return recordTimeZone(this.db, zone, nowMs);
+    return recordTimeZone(this.mirror, zone, nowMs);
   }
 }

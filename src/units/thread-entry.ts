@@ -8,11 +8,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 import { StoreError, systemClock } from '../domain/index.js';
-import type { Db } from '../store/db.js';
+import type { MirrorHandle } from '../store/handle.js';
+import { Coordination } from '../store/postgres/coordination.js';
 import { LeaseKeeper } from './leases.js';
 import { createHost } from './host.js';
 import { openMirror } from '../store/open.js';
-import { sqliteOf } from '../store/db.js';
 import { runUnit, sendError, type UnitHost, type UnitRequest } from './units.js';
 import type { StoreThreadData, ThreadMessage } from './thread.js';
 
@@ -72,17 +72,20 @@ function postLeases(keeper: LeaseKeeper): void {
 }
 
 /** The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit. */
-function startLeases(db: Db): LeaseKeeper | undefined {
+function startLeases(mirror: MirrorHandle): LeaseKeeper | undefined {
   if (leases === undefined) return undefined;
-  const keeper = new LeaseKeeper({ db, ...leases, logger: threadLogger() });
+  const keeper = new LeaseKeeper({
+    coordination: new Coordination(mirror),
+    ...leases,
+    logger: threadLogger(),
+  });
   keeper.onHeartbeat(() => postLeases(keeper));
   keeper.onAcquired((projectIds) => post({ acquired: projectIds }));
   return keeper;
 }
 
 try {
-  const db = openMirror(location, 'write');
-  sqliteOf(db)?.pragma(`busy_timeout = ${STATEMENT_BUSY_MS}`);
+  const db = openMirror(location, 'write', { busyTimeoutMs: STATEMENT_BUSY_MS });
   const keeper = startLeases(db);
   const host = createHost(db, systemClock, keeper);
   port.on('message', (message: UnitRequest | { close: true }) => {

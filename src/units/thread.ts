@@ -104,7 +104,6 @@ export function openStoreThread(
     });
   const port = portOver<StoreHost>(ask);
   const store: Store = Object.assign(Object.create(port) as Store, {
-    dialect: isPostgresUrl(location.db) ? ('postgres' as const) : ('sqlite' as const),
     progress: () => tracker.progress(),
     close: async ({ abandon = false }: { abandon?: boolean } = {}) => {
       if (gone) return;

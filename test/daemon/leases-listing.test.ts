@@ -6,7 +6,8 @@
 import pino from 'pino';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { LeaseKeeper } from '../../src/units/leases.js';
-import { openMirror } from '../../src/store/open.js';
+import { Coordination } from '../../src/store/postgres/coordination.js';
+import { openConnection } from '../fixtures/connection.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 
 let server: PgServer;
@@ -16,9 +17,9 @@ beforeAll(async () => {
 });
 
 function keeper(url: string, label: string): LeaseKeeper {
-  const db = openMirror({ db: url }, 'write');
+  const db = openConnection({ db: url }, 'write');
   const leases = new LeaseKeeper({
-    db,
+    coordination: new Coordination(db),
     tokens: [label],
     version: 'test',
     logger: pino({ level: 'silent' }),

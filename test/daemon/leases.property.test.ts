@@ -29,7 +29,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { NotHeldError } from '../../src/domain/index.js';
 import type { Db } from '../../src/store/db.js';
-import { openMirror } from '../../src/store/open.js';
+import { openConnection } from '../fixtures/connection.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { Cluster, Connections, LEASE_MS, PUSH_SLOT, type Daemon } from './leases/cluster.js';
 import { leaseCase, type LeaseCase, type Step, type World } from './leases/steps.js';
@@ -57,7 +57,7 @@ let connections: Connections;
 beforeAll(async () => {
   const server = await startPostgres();
   const url = await server.database();
-  admin = openMirror({ db: url }, 'write');
+  admin = openConnection({ db: url }, 'write');
   connections = new Connections(url);
 }, 60_000);
 

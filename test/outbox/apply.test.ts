@@ -20,7 +20,7 @@ function setup() {
     const { id } = enqueue(db, { op, projectId: 'p_1', targetId: targetId ?? null, body }, 0);
     const item = new OutboxRepository(db).get(id) as OutboxItem;
     const sent = { ...item, requestBody: JSON.stringify(body) };
-    db.transaction(() => apply(db, sent, response))();
+    db.transaction(() => apply(sent, response))();
   };
   return { db, run };
 }
@@ -86,7 +86,7 @@ describe("the outbox's answers, written by the mirror's writer", () => {
     const apply = mirrorAnswers(db, new FakeClock());
     const { id } = enqueue(db, { op: 'task.create', projectId: 'p_new', body: newTask('A') }, 0);
     const item = new OutboxRepository(db).get(id) as OutboxItem;
-    apply(db, item, { status: 201, body: { id: 't_1', name: 'A' } });
+    apply(item, { status: 201, body: { id: 't_1', name: 'A' } });
     expect(rows(db, 'SELECT id FROM tasks')).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotHeldError, type ProjectFence, type Task } from '../../src/domain/index.js';
 import { MirrorWriter } from '../../src/mirror/index.js';
 import type { BackfillPage } from '../../src/mirror/writer.js';
-import { openMirror } from '../../src/store/open.js';
+import { openConnection } from '../fixtures/connection.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { newTally } from '../../src/store/write-context.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -70,7 +70,7 @@ async function statements(): Promise<{ atOnce: number; begin: number }> {
 
 /** A writer on a new connection; `begin` starts the project's backfill. */
 function mirror(claims?: ProjectFence, begin = true) {
-  const db = openMirror({ db: url }, 'write');
+  const db = openConnection({ db: url }, 'write');
   const store = new MirrorStore(db);
   const writer = new MirrorWriter(store, new FakeClock(), claims);
   const tally = newTally();

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { UsageError } from '../../domain/index.js';
 import { openEngine, type Engine } from '../../daemon/wiring.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { isoTime, openDatabase } from '../../store/database.js';
+import { isoTime } from '../../store/database.js';
+import { openMirror } from '../../store/open.js';
 import { DaemonStateRepository } from '../../store/daemon-state.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
@@ -93,7 +94,7 @@ function replaceDemoMirror(file: string): void {
   if (existsSync(file)) {
     let isDemo = false;
     try {
-      const db = openDatabase(file, { readonly: true });
+      const db = openMirror({ db: file }, 'read');
       try {
         isDemo = new DaemonStateRepository(db).get<boolean>(DEMO_MARK) === true;
       } finally {

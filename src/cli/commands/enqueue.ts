@@ -93,15 +93,15 @@ export const enqueueCommand: CliCommand = {
     };
     // Refused input leaves no trace: the mirror is opened (or created) only for a valid edit.
     checkEnqueueInput(input);
-    const db = openMirror(mirrorLocation(args), 'edit');
+    const mirror = openMirror(mirrorLocation(args), 'edit');
     try {
-      const queued = enqueue(db, input, systemClock.now());
+      const queued = enqueue(mirror, input, systemClock.now());
       process.stdout.write(
         args['json'] ? `${JSON.stringify(queued)}\n` : `${queued.id} ${queued.idempotencyKey}\n`,
       );
       return EXIT_OK;
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };

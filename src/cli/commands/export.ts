@@ -60,12 +60,12 @@ export const exportCommand: CliCommand = {
     if (dir === '-' && views?.length !== 1) {
       throw new UsageError('--out - writes one view to standard output: name it with --view');
     }
-    const db = openForReport(args);
+    const mirror = openForReport(args);
     try {
-      checkProject(db, projectId);
+      checkProject(mirror, projectId);
       const bom = args['bom'] === true;
       if (dir === '-') {
-        const { pieces, end } = viewPieces(db, views![0]!, { format, projectId, bom });
+        const { pieces, end } = viewPieces(mirror, views![0]!, { format, projectId, bom });
         try {
           writePiecesToStdout(pieces);
         } finally {
@@ -73,7 +73,7 @@ export const exportCommand: CliCommand = {
         }
         return Promise.resolve(EXIT_OK);
       }
-      const files = exportViews(db, {
+      const files = exportViews(mirror, {
         format,
         dir,
         projectId,
@@ -86,7 +86,7 @@ export const exportCommand: CliCommand = {
       }
       return Promise.resolve(EXIT_OK);
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };

@@ -13,7 +13,7 @@ import {
   type OutboxState,
   type OutboxSummary,
 } from '../../outbox/index.js';
-import type { Db } from '../../store/database.js';
+import type { MirrorHandle } from '../../store/handle.js';
 import { mirrorMayExist, openMirror } from '../../store/open.js';
 import { OutboxRepository } from '../../store/outbox.js';
 import type { CliCommand } from '../command.js';
@@ -91,9 +91,9 @@ function resolutionOf(args: Record<string, unknown>): Resolution {
   return local ? 'keep-local' : 'keep-remote';
 }
 
-function list(db: Db, args: Record<string, unknown>): void {
+function list(mirror: MirrorHandle, args: Record<string, unknown>): void {
   const state = args['state'] as OutboxState | undefined;
-  const outbox = new OutboxRepository(db);
+  const outbox = new OutboxRepository(mirror);
   const items = outbox.list(state === undefined ? {} : { state });
   if (args['json']) {
     process.stdout.write(`${JSON.stringify(items.map(itemJson))}\n`);
@@ -134,24 +134,24 @@ export const outboxCommand: CliCommand = {
       process.stdout.write(args['json'] ? '[]\n' : `${summaryLine(EMPTY_SUMMARY)}\n`);
       return EXIT_OK;
     }
-    const db = openMirror(location, 'edit');
+    const mirror = openMirror(location, 'edit');
     try {
       if (action === 'list') {
-        list(db, args);
+        list(mirror, args);
       } else if (resolution !== undefined) {
-        const line = resolveOutboxItem(db, id, resolution, systemClock.now());
+        const line = resolveOutboxItem(mirror, id, resolution, systemClock.now());
         const state = resolution === 'keep-local' ? 'pending again' : 'discarded';
         process.stdout.write(`outbox item ${id} is ${state}: ${line}\n`);
       } else if (action === 'retry') {
-        retryOutboxItem(db, id, systemClock.now());
+        retryOutboxItem(mirror, id, systemClock.now());
         process.stdout.write(`outbox item ${id} is pending again\n`);
       } else {
-        dropOutboxItem(db, id);
+        dropOutboxItem(mirror, id);
         process.stdout.write(`outbox item ${id} dropped\n`);
       }
       return EXIT_OK;
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };

@@ -10,7 +10,7 @@ import {
   writeWhole,
   type ReportFormat,
 } from '../../report/index.js';
-import type { Db } from '../../store/database.js';
+import type { MirrorHandle } from '../../store/handle.js';
 import { openMirror } from '../../store/open.js';
 import { applyTimeZoneToReader } from '../../store/timezone.js';
 import type { CliCommand } from '../command.js';
@@ -59,11 +59,11 @@ export const reportCommand: CliCommand = {
     const projectId = optionalText(args['project']);
     const limit = parseLimit(args['limit']);
     const html = optionalText(args['html']);
-    const db = openForReport(args);
+    const mirror = openForReport(args);
     try {
-      checkProject(db, projectId);
+      checkProject(mirror, projectId);
       if (html !== undefined) {
-        const data = gatherHtmlReport(db, { projectId, limit });
+        const data = gatherHtmlReport(mirror, { projectId, limit });
         if (html === '-') {
           writePiecesToStdout([renderHtmlReport(data)]);
         } else {
@@ -71,13 +71,13 @@ export const reportCommand: CliCommand = {
           process.stdout.write(`${html}\t${plural(data.projects.length, 'project')}\n`);
         }
       } else {
-        const report = buildReport(db, { projectId, limit });
+        const report = buildReport(mirror, { projectId, limit });
         const format = args['json'] === true ? 'json' : (args['format'] as ReportFormat);
         process.stdout.write(renderReport(report, format, { bom: args['bom'] === true }));
       }
       return Promise.resolve(EXIT_OK);
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };
@@ -86,14 +86,14 @@ export const reportCommand: CliCommand = {
  * Opens `--db` read-only for `report` or `export`; with `--timezone`, this connection takes
  * "today" in that zone (the mirror itself is left as it is).
  */
-export function openForReport(args: Record<string, unknown>): Db {
+export function openForReport(args: Record<string, unknown>): MirrorHandle {
   const timezone = parseTimeZone(args['timezone']);
-  const db = openMirror(mirrorLocation(args), 'report');
+  const mirror = openMirror(mirrorLocation(args), 'report');
   try {
-    if (timezone !== undefined) applyTimeZoneToReader(db, timezone, Date.now());
-    return db;
+    if (timezone !== undefined) applyTimeZoneToReader(mirror, timezone, Date.now());
+    return mirror;
   } catch (error) {
-    db.close();
+    mirror.close();
     throw error;
   }
 }

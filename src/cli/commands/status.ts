@@ -1,6 +1,5 @@
 /** `projmirror status [--json]`: freshness, quota, plan and outbox, from the mirror alone. */
-import { openDatabase } from '../../store/database.js';
-import { mirrorMayExist, openMirror } from '../../store/open.js';
+import { mirrorMayExist, openEmptyMirror, openMirror } from '../../store/open.js';
 import type { CliCommand } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, withStoreOptions } from '../options.js';
@@ -23,9 +22,9 @@ export const statusCommand: CliCommand = {
     const exists = mirrorMayExist(location);
     if (!exists)
       process.stderr.write(`projmirror: no mirror at ${location.db} yet; run projmirror sync\n`);
-    const db = exists ? openMirror(location, 'read') : openDatabase(':memory:');
+    const mirror = exists ? openMirror(location, 'read') : openEmptyMirror();
     try {
-      const report = gatherStatus(db, Date.now());
+      const report = gatherStatus(mirror, Date.now());
       process.stdout.write(
         args['json']
           ? `${JSON.stringify({ version: VERSION, ...report }, null, 2)}\n`
@@ -33,7 +32,7 @@ export const statusCommand: CliCommand = {
       );
       return EXIT_OK;
     } finally {
-      db.close();
+      mirror.close();
     }
   },
 };

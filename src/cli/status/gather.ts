@@ -5,8 +5,7 @@
  */
 import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
-import type { Db } from '../../store/database.js';
-import { dialectOf } from '../../store/db.js';
+import { isSharedMirror, type MirrorHandle } from '../../store/handle.js';
 import { Coordination, type DaemonRow } from '../../store/postgres/coordination.js';
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
@@ -110,15 +109,15 @@ interface SavedPlan {
 const iso = (ms: number | undefined | null) => (ms == null ? null : new Date(ms).toISOString());
 const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
 
-/** Reads the status of the mirror in `db` at `now`. */
-export function gatherStatus(db: Db, now: number): StatusReport {
-  const state = new DaemonStateRepository(db);
+/** Reads the status of `mirror` at `now`. */
+export function gatherStatus(mirror: MirrorHandle, now: number): StatusReport {
+  const state = new DaemonStateRepository(mirror);
   const plan = state.get<SavedPlan>(STATE_KEYS.plan);
   const routing = state.get<RoutingState>(STATE_KEYS.routing);
   const tokens = tokenStatuses(state, routing, plan, now);
-  const sync = new Map(new SyncStateRepository(db).list().map((s) => [s.projectId, s]));
-  const rows = new ProjectsRepository(db).summaries();
-  const daemons = dialectOf(db) === 'postgres' ? daemonStatuses(db, now) : undefined;
+  const sync = new Map(new SyncStateRepository(mirror).list().map((s) => [s.projectId, s]));
+  const rows = new ProjectsRepository(mirror).summaries();
+  const daemons = isSharedMirror(mirror) ? daemonStatuses(mirror, now) : undefined;
   const holders = new Map(
     (daemons ?? []).flatMap((d) => d.projects.map((id) => [id, `${d.host}:${d.pid}`] as const)),
   );
@@ -158,14 +157,14 @@ export function gatherStatus(db: Db, now: number): StatusReport {
         }
       : null,
     startup: state.get<StartupState>(STATE_KEYS.startup) ?? null,
-    outbox: new OutboxRepository(db).summary(now),
+    outbox: new OutboxRepository(mirror).summary(now),
     ...(daemons === undefined ? {} : { daemons }),
   };
 }
 
 /** The daemons registered in a shared PostgreSQL mirror. */
-function daemonStatuses(db: Db, now: number): DaemonStatus[] {
-  return new Coordination(db).daemons().map(({ id: _id, ...row }) => ({
+function daemonStatuses(mirror: MirrorHandle, now: number): DaemonStatus[] {
+  return new Coordination(mirror).daemons().map(({ id: _id, ...row }) => ({
     ...row,
     heartbeatAgeSeconds: Math.max(0, Math.round((now - Date.parse(row.heartbeatAt)) / 1000)),
   }));

@@ -3,7 +3,7 @@
  * the daily status counts (burndown and status over time), the weekly load per member, and the
  * overdue tasks; and the outbox items waiting in conflict.
  */
-import type { Db } from '../../store/database.js';
+import { inTransaction, type MirrorHandle } from '../../store/handle.js';
 import { readOutboxConflicts, readView, reportToday, type Row } from '../../store/report-views.js';
 
 /** Weeks of the heat map before and after today's week. */
@@ -38,20 +38,20 @@ export interface HtmlReportData {
 
 /** Reads the report of every project (or `projectId`'s) in one read transaction. */
 export function gatherHtmlReport(
-  db: Db,
+  mirror: MirrorHandle,
   options: { projectId?: string | undefined; limit?: number | undefined } = {},
 ): HtmlReportData {
-  return db.transaction(() => {
-    const today = reportToday(db);
+  return inTransaction(mirror, () => {
+    const today = reportToday(mirror);
     // Each of these views is computed whole: read once, then split by project.
-    const daily = byProject(readView(db, 'v_task_status_daily', options).rows);
-    const weekly = byProject(readView(db, 'v_member_week_load', options).rows);
-    const projects = readView(db, 'v_project_progress', options, 'lower(project_name)')
+    const daily = byProject(readView(mirror, 'v_task_status_daily', options).rows);
+    const weekly = byProject(readView(mirror, 'v_member_week_load', options).rows);
+    const projects = readView(mirror, 'v_project_progress', options, 'lower(project_name)')
       .rows.slice(0, options.limit)
       .map((progress) => {
         const id = String(progress['project_id']);
         const overdue = readView(
-          db,
+          mirror,
           'v_overdue_tasks',
           { projectId: id },
           OVERDUE_ORDER,
@@ -65,8 +65,8 @@ export function gatherHtmlReport(
           overdueTotal: Number(progress['overdue'] ?? 0),
         };
       });
-    return { ...today, projects, conflicts: readOutboxConflicts(db) };
-  })();
+    return { ...today, projects, conflicts: readOutboxConflicts(mirror) };
+  });
 }
 
 const OVERDUE_ORDER = 'end_date, task_name, task_id';

@@ -5,6 +5,7 @@
  * dies loses its projects when their leases expire and a daemon that can see them takes over.
  * Every statement on those tables lives here.
  */
+import { connectionOf, type MirrorHandle } from '../handle.js';
 import type { Db } from '../db.js';
 
 /** Who a daemon is, as `status` shows it. */
@@ -52,7 +53,8 @@ const LATER = `now() + make_interval(secs => ?::float8 / 1000)`;
 export class Coordination {
   private readonly db: Db;
 
-  constructor(db: Db) {
+  constructor(mirror: MirrorHandle) {
+    const db = connectionOf(mirror);
     this.db = db;
   }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../../src/store/database.js';
 import { sqliteOf, type Db } from '../../../src/store/db.js';
-import { openMirror } from '../../../src/store/open.js';
+import { openConnection } from '../../fixtures/connection.js';
 import type { HolderData } from '../../fixtures/lock-holder.js';
 import type { TcpProxy } from '../../fixtures/tcp-proxy.js';
 
@@ -79,7 +79,7 @@ export function postgresMirrors(
     const url = `${databaseUrl}?schema=${schema}`;
     return {
       location: `${throughProxy.href}?schema=${schema}`,
-      open: () => openMirror({ db: url }, 'write'),
+      open: () => openConnection({ db: url }, 'write'),
       holder: { engine: 'postgres', url: databaseUrl, schema },
       network: proxy,
       // The next transaction id: it moves with every transaction that wrote (reads take none).

@@ -8,8 +8,9 @@
 import pino from 'pino';
 import { vi } from 'vitest';
 import { LeaseKeeper } from '../../../src/units/leases.js';
+import { Coordination } from '../../../src/store/postgres/coordination.js';
 import type { Db } from '../../../src/store/db.js';
-import { openMirror } from '../../../src/store/open.js';
+import { openConnection } from '../../fixtures/connection.js';
 
 /** The keepers' lease time, in ms (never waited for: time is simulated). */
 export const LEASE_MS = 60_000;
@@ -44,7 +45,7 @@ export class Connections {
 
   /** An open connection no keeper uses. */
   take(): Db {
-    return this.spare.pop() ?? openMirror({ db: this.url }, 'write');
+    return this.spare.pop() ?? openConnection({ db: this.url }, 'write');
   }
 
   /** Takes back the connection of a keeper that will not use it again. */
@@ -103,7 +104,7 @@ export class Cluster {
     const log: KeeperLog = { givenBack: [], failures: [] };
     const logger = pino({ level: 'info' }, { write: (line: string) => record(log, line) });
     const keeper = new LeaseKeeper({
-      db,
+      coordination: new Coordination(db),
       tokens: [`slot-${slot}`],
       version: 'test',
       logger,
