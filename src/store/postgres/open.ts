@@ -37,7 +37,24 @@ function upgrade(db: PgDatabase, version: number): void {
     if (step.version <= version || step.version > SCHEMA_VERSION) continue;
     if (step.sql.replace(/^--.*$/gm, '').trim() !== '') db.exec(step.sql);
   }
+  createMissingViews(db);
   db.prepare("UPDATE schema_meta SET value = ? WHERE key = 'version'").run(String(SCHEMA_VERSION));
+}
+
+/** Each `CREATE VIEW` of schema.pg.sql: its name and statement (a view's last line ends in `;`). */
+const SCHEMA_VIEW = /^CREATE VIEW (\w+) AS\n[\s\S]*?;$/gm;
+
+/**
+ * Makes every view of schema.pg.sql the mirror lacks, in the file's order (a view comes after
+ * those it reads), as SQLite's mirrors get theirs from schema.sql: the upgrade steps add none.
+ */
+function createMissingViews(db: PgDatabase): void {
+  const present = new Set(
+    db.prepare('SELECT viewname FROM pg_views WHERE schemaname = current_schema()').pluck().all(),
+  );
+  for (const [sql, name] of readSchema(PG_SCHEMA_FILE).matchAll(SCHEMA_VIEW)) {
+    if (!present.has(name)) db.exec(sql);
+  }
 }
 
 /** How to open: for reading only (report, export, status), and where the password is. */
