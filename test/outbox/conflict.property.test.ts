@@ -228,8 +228,9 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
     };
     const queued: Queued[] = [];
     const remoteEdits: Array<{ at: number; task: number; field: Field }> = [];
-    /** Per item id: the step of the push that sent it. */
+    /** Per item id: the step of the push that sent it, or that held it in conflict. */
     const sentAt = new Map<number, number>();
+    const heldAt = new Map<number, number>();
     const states = () => new Map(outboxItems(db).map((item) => [item.id, item.state]));
     const push = async (at: number) => {
       const before = states();
@@ -240,6 +241,7 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
         // Its target was read again, or the service's answer written: the mirror knows it now.
         learned[queued.find((q) => q.id === item.id)!.task] = at;
         if (item.state === 'done') sentAt.set(item.id, at);
+        if (item.state === 'conflict') heldAt.set(item.id, at);
       }
     };
     /** Resolves item `id`; kept local, its base is the mirror's present values. */
@@ -340,7 +342,9 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
           `item ${item.id} overwrote a remote change`,
         ).toBe(false);
       } else if (state === 'conflict') {
-        expect(exposed(item, Infinity), `item ${item.id} in conflict though untouched`).toBe(true);
+        // Held by the push at heldAt: a remote change made after it cannot have been the cause.
+        const held = heldAt.get(item.id) ?? Infinity;
+        expect(exposed(item, held), `item ${item.id} in conflict though untouched`).toBe(true);
       }
     }
     // Exactly once, in queue order per task: what the service accepted is the done items' bodies.

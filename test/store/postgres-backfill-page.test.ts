@@ -125,7 +125,14 @@ describe('a backfill page on PostgreSQL', () => {
 
   it('of a daemon holding the lease is one statement too, the lease checked in it', async () => {
     const holder = 'daemon-with-lease';
-    const fence: ProjectFence = { holder, fence: () => undefined };
+    // The transaction's fence asks the same table: a lease held and unexpired.
+    let leaseLive = true;
+    const fence: ProjectFence = {
+      holder,
+      fence: (projectId) => {
+        if (!leaseLive) throw new NotHeldError(projectId);
+      },
+    };
     const { db, writer, tally, read } = mirror(fence);
     await admin.query(
       `INSERT INTO projmirror.project_leases (project_id, daemon_id, acquired_at, expires_at)
@@ -141,9 +148,11 @@ describe('a backfill page on PostgreSQL', () => {
     );
     // Expired, the lease no longer lets the statement write: the transaction's fence decides.
     await admin.query(`UPDATE projmirror.project_leases SET expires_at = now() - interval '1 s'`);
+    leaseLive = false;
     await admin.query('SELECT pg_stat_statements_reset()');
-    expect(writer.backfillPage('p1', rows(task('t4')), page(3), tally)).toBeUndefined();
+    expect(() => writer.backfillPage('p1', rows(task('t4')), page(3), tally)).toThrow(NotHeldError);
     expect(await statements()).toMatchObject({ atOnce: 1, begin: 1 });
+    expect(read(`SELECT id FROM tasks WHERE id = 't4'`)).toEqual([]);
     db.close();
   });
 
