@@ -126,7 +126,7 @@ export class Daemon {
         options.storeStallMs ?? DEFAULT_STORE_STALL_MS,
         engine.leases?.leaseMs ?? Infinity,
       ),
-      ...(options.storeProbeMs === undefined ? {} : { probeMs: options.storeProbeMs }),
+      ...optional('probeMs', options.storeProbeMs),
       onBack: () => this.storeBack(),
     });
     this.scheduler = new PollScheduler({
@@ -145,7 +145,7 @@ export class Daemon {
     );
     this.limiter = new RefreshLimiter(this.clock, options.refreshesPerProjectHour);
     this.pusher = engine.pusher({
-      ...(options.outboxIdleMs === undefined ? {} : { idleIntervalMs: options.outboxIdleMs }),
+      ...optional('idleIntervalMs', options.outboxIdleMs),
       onConflict: options.onConflict ?? 'hold',
       isFresh: (projectId) => this.freshness.isFresh(projectId),
     });

@@ -5,6 +5,7 @@
  * would set, is a conflict; fields the item does not touch never are. Pure: the present record
  * comes in as the mirror holds it.
  */
+import type { TargetRecord } from '../store/outbox-targets.js';
 import type { OutboxItem } from './item.js';
 
 /** The ops whose items carry a base and are checked before sending. */
@@ -20,9 +21,6 @@ const TASK_FIELDS = ['name', 'startDate', 'endDate', 'status', 'progress', 'assi
 
 /** What the trigger recorded: the record's presence and the values of the fields touched. */
 export type Base = { record: 'absent' } | { record: 'present'; values: Record<string, unknown> };
-
-/** The record an item targets as the mirror holds it now: its JSON object, or absent. */
-export type PresentRecord = { record: 'absent' } | { record: 'present'; data: unknown };
 
 /** One field the service changed since the item was queued. */
 export interface FieldConflict {
@@ -118,7 +116,7 @@ export function checkItem(
   op: string,
   body: unknown,
   base: Base,
-  present: PresentRecord,
+  present: TargetRecord,
 ): CheckResult {
   if (base.record === 'absent') return { kind: 'clear' };
   if (present.record === 'absent') return { kind: 'deleted' };
@@ -243,7 +241,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function rebased(
   base: Base | undefined,
   doneFields: readonly string[],
-  present: PresentRecord,
+  present: TargetRecord,
 ): Base | undefined {
   if (base === undefined || base.record === 'absent' || present.record === 'absent')
     return undefined;

@@ -6,11 +6,10 @@
  */
 import type { OutboxItem } from './item.js';
 import { checkItem, conflictLine, parseBase, touchedFieldsOf, type Base } from './conflict.js';
-import { buildRequest } from './ops.js';
 import type { OnConflict } from './send.js';
 import type { TargetRecord } from '../store/outbox-targets.js';
 import type { DryRunStep } from '../store/port.js';
-import { errorText } from './transitions.js';
+import { prepareRequest } from './transitions.js';
 
 export type { DryRunStep } from '../store/port.js';
 
@@ -27,8 +26,11 @@ export interface DryRunInput {
 /** The steps of a push, in its order: each round takes the next item of every project. */
 export function dryRun(input: DryRunInput): DryRunStep[] {
   const queues = new Map<string, OutboxItem[]>();
-  for (const item of input.items)
-    queues.set(item.projectId, [...(queues.get(item.projectId) ?? []), item]);
+  for (const item of input.items) {
+    const queue = queues.get(item.projectId);
+    if (queue === undefined) queues.set(item.projectId, [item]);
+    else queue.push(item);
+  }
   const held = new Map<string, number>();
   for (const item of input.conflicts) {
     const key = recordKey(item);
@@ -57,17 +59,8 @@ function step(
   if (blocker !== undefined && blocker < item.id) {
     return { ...head, action: 'wait', detail: `behind item ${blocker} in conflict`, requests: 0 };
   }
-  const reason = input.readOnlyReason(item.projectId);
-  if (reason !== null) {
-    const detail = errorText(
-      'project_read_only',
-      `project ${item.projectId} is read-only (${reason})`,
-    );
-    return { ...head, action: 'fail', detail, requests: 0 };
-  }
-  const built = buildRequest(item);
-  if (!built.ok)
-    return { ...head, action: 'fail', detail: errorText(built.code, built.message), requests: 0 };
+  const built = prepareRequest(item, input.readOnlyReason(item.projectId));
+  if (!built.ok) return { ...head, action: 'fail', detail: built.error, requests: 0 };
   const base =
     input.onConflict === 'hold' ? unsent(parseBase(item.base), sentFields.get(key)) : undefined;
   const reread = base !== undefined && base.record === 'present' ? 1 : 0;

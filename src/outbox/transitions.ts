@@ -23,7 +23,7 @@ import {
   touchedFieldsOf,
 } from './conflict.js';
 import type { OutboxItem } from './item.js';
-import { buildRequest } from './ops.js';
+import { buildRequest, type Valid } from './ops.js';
 
 export type { Claim } from '../store/port.js';
 import type { Claim } from '../store/port.js';
@@ -53,26 +53,18 @@ export function claimItem(
     // On a shared mirror only the project's lease holder sends, and its lease holds until the
     // claim commits; the item's key then settles a second send by a daemon taking over.
     if (!holds(claims, item.projectId)) return { kind: 'gone' };
-    const reason = readOnlyReason(item.projectId);
-    if (reason !== null) {
-      const error = errorText(
-        'project_read_only',
-        `project ${item.projectId} is read-only (${reason})`,
-      );
-      return { kind: 'failed', item: markFailed(outbox, item, error, now), error };
-    }
-    // A row's body is checked once; later tries rebuild only the route from the fixed text.
-    const fixed = item.requestBody;
-    const body = fixed === null ? item.body : fixed === '' ? '{}' : fixed;
-    const built = buildRequest({ ...item, body });
+    const built = prepareRequest(item, readOnlyReason(item.projectId));
     if (!built.ok) {
-      const error = errorText(built.code, built.message);
-      return { kind: 'failed', item: markFailed(outbox, item, error, now), error };
+      return {
+        kind: 'failed',
+        item: markFailed(outbox, item, built.error, now),
+        error: built.error,
+      };
     }
     const conflict = targets === undefined ? undefined : checkConflict(outbox, item, targets, now);
     if (conflict !== undefined) return conflict;
     const request = built.request;
-    const requestBody = fixed ?? request.body ?? '';
+    const requestBody = item.requestBody ?? request.body ?? '';
     if (requestBody === '') delete request.body;
     else request.body = requestBody;
     outbox.markSending(id, requestBody, now);
@@ -82,6 +74,28 @@ export function claimItem(
       request,
     };
   });
+}
+
+/**
+ * What claiming `item` sends, or the error that fails it without a request (a read-only project,
+ * whose `reason` is given, or an invalid row); the dry run asks the same. A row's body is
+ * checked once: later tries rebuild only the route from the fixed text.
+ */
+export function prepareRequest(
+  item: OutboxItem,
+  reason: string | null,
+): Valid | { ok: false; error: string } {
+  if (reason !== null) {
+    const error = errorText(
+      'project_read_only',
+      `project ${item.projectId} is read-only (${reason})`,
+    );
+    return { ok: false, error };
+  }
+  const fixed = item.requestBody;
+  const body = fixed === null ? item.body : fixed === '' ? '{}' : fixed;
+  const built = buildRequest({ ...item, body });
+  return built.ok ? built : { ok: false, error: errorText(built.code, built.message) };
 }
 
 /** The conflict an item's base shows against the mirror, marked in the transaction; or none. */

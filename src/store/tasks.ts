@@ -177,22 +177,13 @@ export class TasksRepository {
     return true;
   }
 
-  /**
-   * Like `put`, for a task most likely new (a first backfill): tries the insert first, which
-   * spares a lookup per row, and falls back to `put` when the task is there already.
-   */
-  putNew(projectId: string, task: Task, data: string, context: WriteContext): boolean {
-    context.fields.note('tasks', [task], context.at);
-    return this.insertOrPut(projectId, task, data, context);
-  }
-
   private insertOrPut(projectId: string, task: Task, data: string, context: WriteContext) {
     if (this.insert(projectId, task, data, context)) return true;
     return this.putOver(this.findStmt.get(task.id), projectId, task, data, context);
   }
 
   /**
-   * `putNew` for a page of tasks. On PostgreSQL the tasks new to the mirror are inserted, with
+   * `put` for a page of tasks most likely new (a first backfill), trying the insert first. On PostgreSQL the tasks new to the mirror are inserted, with
    * their assignees and history, in three statements for the page instead of two or more round
    * trips per task; those already there go through `put`.
    */

@@ -23,9 +23,13 @@ export interface LeaseSnapshot {
   leaseMs: number;
 }
 
-/** True when `snapshot` says `projectId` is held and its lease has not run out. */
-export function heldIn(snapshot: LeaseSnapshot, projectId: string, now: number): boolean {
-  return now - snapshot.renewedAt < snapshot.leaseMs && snapshot.held.includes(projectId);
+/** True when `held` holds `projectId` and leases renewed at `renewedAt` have not run out. */
+export function heldIn(
+  leases: { held: ReadonlySet<string>; renewedAt: number; leaseMs: number },
+  projectId: string,
+  now: number,
+): boolean {
+  return now - leases.renewedAt < leases.leaseMs && leases.held.has(projectId);
 }
 /** A daemon silent for this many lease times is forgotten (its row deleted from `daemons`). */
 const STALE_LEASES = 3;
@@ -107,7 +111,8 @@ export class LeaseKeeper implements ProjectFence {
   }
 
   mine(projectId: string): boolean {
-    return heldIn(this.snapshot(), projectId, Date.now());
+    const { held, renewedAt, leaseMs } = this;
+    return heldIn({ held, renewedAt, leaseMs }, projectId, Date.now());
   }
 
   fence(projectId: string): void {

@@ -172,12 +172,15 @@ function relayLog(logger: Logger, line: string): void {
 class ThreadLeases implements Leases {
   readonly holder: string;
   private snapshot: LeaseSnapshot;
+  /** The snapshot's projects, for `mine`, asked per event and per outbox head. */
+  private held: ReadonlySet<string>;
   private readonly units: LeasesPort;
   private readonly listeners = new Set<(projectIds: string[]) => void>();
 
   constructor(holder: string, snapshot: LeaseSnapshot, units: LeasesPort) {
     this.holder = holder;
     this.snapshot = snapshot;
+    this.held = new Set(snapshot.held);
     this.units = units;
   }
 
@@ -187,6 +190,7 @@ class ThreadLeases implements Leases {
 
   update(snapshot: LeaseSnapshot): void {
     this.snapshot = snapshot;
+    this.held = new Set(snapshot.held);
   }
 
   acquired(projectIds: string[]): void {
@@ -194,7 +198,8 @@ class ThreadLeases implements Leases {
   }
 
   mine(projectId: string): boolean {
-    return heldIn(this.snapshot, projectId, Date.now());
+    const { renewedAt, leaseMs } = this.snapshot;
+    return heldIn({ held: this.held, renewedAt, leaseMs }, projectId, Date.now());
   }
 
   listed(projectIds: readonly string[], complete?: boolean): Promise<string[]> {

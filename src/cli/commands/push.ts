@@ -122,7 +122,7 @@ export const pushCommand: CliCommand = {
 /** One line of the dry run: `3  task.update  t_1  conflict: status was ...  (1 request)`. */
 export function dryRunLine(step: DryRunStep): string {
   const what = step.detail === '' ? step.action : `${step.action}: ${step.detail}`;
-  const cost = `${step.requests} request${step.requests === 1 ? '' : 's'}`;
+  const cost = plural(step.requests, 'request');
   return [String(step.id), step.op, step.projectId, step.targetId ?? '-', what, `(${cost})`].join(
     '  ',
   );
