@@ -8,7 +8,10 @@ import type { Logger } from 'pino';
 import { errorLine } from '../domain/index.js';
 import type { Store } from '../store/port.js';
 
-/** How long units may wait with none completing before the store counts as stalled. */
+/**
+ * How long without a completed write probe before the store counts as stalled (the reason keeps
+ * the words issue 23 gave it: "no unit of work completed").
+ */
 export const DEFAULT_STORE_STALL_MS = 10_000;
 /** How often the write probe is asked. */
 export const DEFAULT_STORE_PROBE_MS = 2_000;
@@ -16,7 +19,7 @@ export const DEFAULT_STORE_PROBE_MS = 2_000;
 /** The store's health as `/healthz` and the watchdog read it. */
 export interface StoreHealth {
   ok: boolean;
-  /** Why not, in words (`no unit of work completed for 12 s`). */
+  /** Why not, in words (`no unit of work completed for 12 s`: no write probe for that long). */
   reason?: string;
 }
 
@@ -27,7 +30,7 @@ export interface StoreWatchOptions {
   probeMs?: number;
   /** Told when the store answers after a failed or stalled probe. */
   onBack: () => void;
-  /** The time, in ms; `Date.now` by default (the store's own progress is in wall time). */
+  /** The time, in ms; `Date.now` by default (the probe runs and completes in wall time). */
   now?: () => number;
 }
 
