@@ -4,13 +4,13 @@
  * `push` holds a conflict (exit 1, one line), `status`, the HTML report and `outbox list` show it,
  * and `outbox resolve` settles it either way, as do the README's plain-SQL resolutions.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../fixtures/cli.js';
-import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { syncWithCli } from '../fixtures/synced.js';
 import { readmeSection } from '../ops/readme-blocks.js';
 
 const TOKEN = 'glt_test_conflict_cli_0123456789abcdef';
@@ -22,13 +22,10 @@ async function mirrorOfSimulator() {
     dependenciesPerProject: 0,
     tokens: [TOKEN],
   });
-  const dir = tempDir();
-  const tokenFile = join(dir, 'token');
-  writeFileSync(tokenFile, TOKEN, { mode: 0o600 });
-  const db = join(dir, 'mirror.sqlite');
-  const common = ['--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', db];
+  const { dir, db, sync } = await syncWithCli(sim, TOKEN, 'mirror.sqlite');
+  expect(sync.code).toBe(0);
+  const common = ['--base-url', sim.baseUrl, '--token-file', join(dir, 'token'), '--db', db];
   const cli = (...args: string[]) => runCli([...args, ...common]);
-  expect((await cli('sync')).code).toBe(0);
   const projectId = sim.service.listProjects()[0]!.id;
   const tasks = sim.service.listTasks(projectId).map((task) => task.id);
   const enqueue = async (op: string, target: string, body: unknown) => {
