@@ -92,6 +92,17 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   ...layerRules,
   {
+    // The store's answers are promises (issue 23): one not awaited is a statement that may run
+    // after its transaction, or an error nobody sees.
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': [
         'error',

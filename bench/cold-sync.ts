@@ -41,7 +41,7 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
   const mirrors: TempMirror[] = [];
   try {
     const pages = await fetchPages(sim.baseUrl, sim.token, PROJECT_ID, tasks);
-    const rawBefore = rawInsertCost(PROJECT_ID, pages);
+    const rawBefore = await rawInsertCost(PROJECT_ID, pages);
     let cold: Pass | undefined;
     let warm: { pass: Pass; untouched: boolean; held: number } | undefined;
     for (let run = 0; run < COLD_SYNC_RUNS; run += 1) {
@@ -57,10 +57,10 @@ export async function coldSyncBenchmarks(tasks = COLD_SYNC_TASKS): Promise<Figur
       warm = { pass: second, untouched: tasksStamp(mirror.db) === before, held };
       await engine.close();
     }
-    const rawAfter = rawInsertCost(PROJECT_ID, pages);
+    const rawAfter = await rawInsertCost(PROJECT_ID, pages);
     const raw = rawAfter.cpuMs < rawBefore.cpuMs ? rawAfter : rawBefore;
     const rawMs = Math.min(rawBefore.ms, rawAfter.ms);
-    const costs = featureCosts(PROJECT_ID, pages, rawMs);
+    const costs = await featureCosts(PROJECT_ID, pages, rawMs);
     return [
       coldFigure(cold!, warm!.held, tasks, raw),
       featureFigure(costs, rawMs),
@@ -87,7 +87,7 @@ export async function timedPass(sync: () => Promise<SyncReport>): Promise<Pass> 
 }
 
 /** When each task row was last written, summed up: any write changes it. */
-function tasksStamp(db: import('../src/store/database.js').Db): string {
+function tasksStamp(db: import('../src/store/database.js').SqliteDb): string {
   const sql = 'SELECT count(*) || max(synced_at) || total(length(data)) FROM tasks';
   return String(db.prepare(sql).pluck().get());
 }

@@ -7,7 +7,7 @@
  */
 import WebSocket from 'ws';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
-import { openDatabase, type Db } from '../src/store/database.js';
+import { openDatabase, type SqliteDb } from '../src/store/database.js';
 import { startBenchDaemon } from './daemon.js';
 import { duration, num, type Figure } from './figure.js';
 import { pause, quantile, since } from './harness.js';
@@ -79,7 +79,7 @@ interface Timings {
 /** Renames `count` tasks one after the other, each time waiting until the mirror shows it. */
 async function timeChanges(
   sim: Simulator,
-  reader: Db,
+  reader: SqliteDb,
   bare: BareClient,
   count: number,
   prefix: string,

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { openEngine, type Engine, type EngineOptions } from '../src/daemon/wiring.js';
-import { openDatabase, type Db } from '../src/store/database.js';
+import { openDatabase, type SqliteDb } from '../src/store/database.js';
 import { singleToken } from '../src/tokens/index.js';
 
 /** How long a simulator child may take to seed and print its address. */
@@ -92,7 +92,7 @@ function firstLine(child: ChildProcess): Promise<string> {
 
 /** A new mirror file in its own temporary directory, and a way to remove both. */
 export interface TempMirror {
-  db: Db;
+  db: SqliteDb;
   file: string;
   dispose(): void;
 }

@@ -1,11 +1,11 @@
 /**
- * Where a pass into PostgreSQL spends its time, for benchmark 8: every synchronous round trip
- * through the store's bridge (counted and timed on the calling thread, with its longest COMMIT
- * and transaction), and the server's own execution time of the same statements
+ * Where a pass into PostgreSQL spends its time, for benchmark 8: every round trip of the store's
+ * PostgreSQL connections (counted and timed from each statement's call until it settled, with the
+ * longest COMMIT and transaction), and the server's own execution time of the same statements
  * (`pg_stat_statements`, preloaded by the benchmark's server).
  */
 import pg from 'pg';
-import { SyncBridge, type BridgeQuery } from '../src/store/postgres/bridge.js';
+import { PgConnection } from '../src/store/postgres/pg-connection.js';
 
 /** The server settings the profile needs: statement statistics, and lock waits logged past 10 ms. */
 export const PROFILED_SERVER_SETTINGS: Readonly<Record<string, string>> = {
@@ -21,10 +21,14 @@ export interface StatementTally {
   ms: number;
 }
 
-/** What the bridge carried while a tally was open. */
+/** What the connections carried while a tally was open. */
 export interface RoundTrips {
   count: number;
-  /** Time the calling thread waited on the bridge, in ms. */
+  /**
+   * Time from each statement's call until it settled, summed, in ms: a pass's statements run one
+   * at a time on its connection, so its store waited that long on PostgreSQL (the engine's own
+   * work, such as the next page's request, may go on meanwhile).
+   */
   ms: number;
   longestCommitMs: number;
   /** From BEGIN to COMMIT or ROLLBACK, in ms. */
@@ -44,15 +48,19 @@ function kindOf(text: string): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, 60);
 }
 
+type Query = PgConnection['query'];
+
 /**
- * Counts and times every bridge round trip of this process until `stop()`. The bridge is wrapped
- * at its prototype for the time of the tally; nothing of the store changes.
+ * Counts and times every round trip of this process's PostgreSQL connections until `stop()`.
+ * The connection is wrapped at its prototype for the time of the tally; nothing of the store
+ * changes.
  */
 export function recordRoundTrips(): RoundTripRecorder {
-  const original = Object.getOwnPropertyDescriptor(SyncBridge.prototype, 'query')!;
-  const query = original.value as (this: SyncBridge, request: BridgeQuery) => unknown;
+  const original = Object.getOwnPropertyDescriptor(PgConnection.prototype, 'query')!;
+  const query = original.value as Query;
   const byKind = new Map<string, StatementTally>();
-  let begunAt: number | undefined;
+  /** When each connection's open transaction began. */
+  const begunAt = new WeakMap<PgConnection, number>();
   const trips: RoundTrips = {
     count: 0,
     ms: 0,
@@ -60,33 +68,37 @@ export function recordRoundTrips(): RoundTripRecorder {
     longestTransactionMs: 0,
     statements: () => [...byKind.values()].sort((a, b) => b.count - a.count),
   };
-  const timed = function (this: SyncBridge, request: BridgeQuery) {
-    const start = performance.now();
-    try {
-      return query.call(this, request);
-    } finally {
-      const end = performance.now();
-      const kind = kindOf(request.text);
-      const tally = byKind.get(kind) ?? { statement: kind, count: 0, ms: 0 };
-      tally.count += 1;
-      tally.ms += end - start;
-      byKind.set(kind, tally);
-      trips.count += 1;
-      trips.ms += end - start;
-      if (kind.startsWith('BEGIN')) begunAt = start;
-      if (kind === 'COMMIT' || kind === 'ROLLBACK') {
-        if (kind === 'COMMIT') trips.longestCommitMs = Math.max(trips.longestCommitMs, end - start);
-        if (begunAt !== undefined) {
-          trips.longestTransactionMs = Math.max(trips.longestTransactionMs, end - begunAt);
-        }
-        begunAt = undefined;
+  const settled = (connection: PgConnection, text: string, start: number) => {
+    const end = performance.now();
+    const kind = kindOf(text);
+    const tally = byKind.get(kind) ?? { statement: kind, count: 0, ms: 0 };
+    tally.count += 1;
+    tally.ms += end - start;
+    byKind.set(kind, tally);
+    trips.count += 1;
+    trips.ms += end - start;
+    if (kind.startsWith('BEGIN')) begunAt.set(connection, start);
+    if (kind === 'COMMIT' || kind === 'ROLLBACK') {
+      if (kind === 'COMMIT') trips.longestCommitMs = Math.max(trips.longestCommitMs, end - start);
+      const begun = begunAt.get(connection);
+      if (begun !== undefined) {
+        trips.longestTransactionMs = Math.max(trips.longestTransactionMs, end - begun);
       }
+      begunAt.delete(connection);
     }
   };
-  Object.defineProperty(SyncBridge.prototype, 'query', { ...original, value: timed });
+  const timed = async function (this: PgConnection, request: Parameters<Query>[0]) {
+    const start = performance.now();
+    try {
+      return await query.call(this, request);
+    } finally {
+      settled(this, request.text, start);
+    }
+  };
+  Object.defineProperty(PgConnection.prototype, 'query', { ...original, value: timed });
   return {
     trips,
-    stop: () => Object.defineProperty(SyncBridge.prototype, 'query', original),
+    stop: () => Object.defineProperty(PgConnection.prototype, 'query', original),
   };
 }
 

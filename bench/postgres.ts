@@ -51,7 +51,7 @@ export async function postgresBenchmarks(tasks = PG_COLD_SYNC_TASKS): Promise<Fi
     await sqlite.close();
     const dbUrl = await server.database();
     const statistics = new StatementStatistics(dbUrl);
-    const pgDb = connectionOf(openMirror({ db: dbUrl }, 'write'));
+    const pgDb = connectionOf(await openMirror({ db: dbUrl }, 'write'));
     const engine = Object.assign(
       await benchEngine(sim.baseUrl, sim.token, pgDb, { limits: false }),
       { db: pgDb },
@@ -60,10 +60,10 @@ export async function postgresBenchmarks(tasks = PG_COLD_SYNC_TASKS): Promise<Fi
       const sync = () => engine.mirror.syncAll();
       const cold = await profiledPass(engine.db, statistics, sync);
       printProfile('cold sync', cold, tasks);
-      const before = tasksStamp(engine.db);
+      const before = await tasksStamp(engine.db);
       const warm = await profiledPass(engine.db, statistics, sync);
       printProfile('unchanged second pass', warm, tasks);
-      const untouched = tasksStamp(engine.db) === before;
+      const untouched = (await tasksStamp(engine.db)) === before;
       const setting = { engine, baseUrl: sim.baseUrl, token: sim.token, dbUrl };
       const passes = await readerPasses({ ...setting, projectId: PROJECT_ID, taskCount: tasks });
       const loggedWaits = lockWaitsLogged(server.logFile);
@@ -96,14 +96,14 @@ async function profiledPass(
     recorder.stop();
   }
   const server = await statistics.read();
-  const held = Number(db.prepare('SELECT count(*) FROM tasks').pluck().get());
+  const held = Number(await db.prepare('SELECT count(*) FROM tasks').pluck().get());
   return { pass, trips: recorder.trips, server, held };
 }
 
 /** When each task row was last written, summed up: any write changes it. */
-function tasksStamp(db: Db): string {
+async function tasksStamp(db: Db): Promise<string> {
   const sql = 'SELECT count(*), max(synced_at), sum(octet_length(data::text)) FROM tasks';
-  return JSON.stringify(db.prepare(sql).raw().get());
+  return JSON.stringify(await db.prepare(sql).raw().get());
 }
 
 /** Lock waits the server logged past `deadlock_timeout` (10 ms) during the whole benchmark. */
@@ -120,7 +120,7 @@ function printProfile(label: string, profiled: ProfiledPass, tasks: number): voi
   console.log(
     `    ${label}: ${duration(pass.ms)}, ${num(trips.count)} round trips (${num(trips.count / tasks, 2)} per task), ` +
       `waited ${share(trips.ms)}: server execution ${share(server.execMs)} over ` +
-      `${num(server.calls)} statements, transport and bridge ${share(trips.ms - server.execMs)}; ` +
+      `${num(server.calls)} statements, transport and driver ${share(trips.ms - server.execMs)}; ` +
       `engine (HTTP, parsing, validation) ${share(pass.ms - trips.ms)}`,
   );
   for (const kind of trips.statements().slice(0, PROFILED_STATEMENTS)) {

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import type { Task } from '../src/domain/index.js';
 import { FieldCatalog } from '../src/store/data-fields.js';
 import type { SqliteDb as Db } from '../src/store/database.js';
+import { connectionOf } from '../src/store/handle.js';
 import { encodeRows } from '../src/store/task-pages.js';
 import { since } from './harness.js';
 
@@ -59,8 +60,13 @@ interface RawFeature {
   name: string;
   /** Runs once before the load (DDL). */
   setUp?(db: Db): void;
-  /** Runs inside each page's transaction, after its rows. */
-  page?(db: Db, rows: readonly Task[], texts: readonly string[], page: number): void;
+  /** Runs inside each page's transaction, after its rows (awaited, as the mirror's store is). */
+  page?(
+    db: Db,
+    rows: readonly Task[],
+    texts: readonly string[],
+    page: number,
+  ): void | Promise<void>;
   /** Runs once after the load (a backfill's end). */
   finish?(db: Db): void;
 }
@@ -82,11 +88,10 @@ export const RAW_FEATURES: readonly RawFeature[] = [
         db.exec(`CREATE TABLE data_fields (record_kind TEXT NOT NULL, field TEXT NOT NULL,
           value_type TEXT NOT NULL, first_seen_at TIMESTAMP NOT NULL,
           PRIMARY KEY (record_kind, field, value_type)) WITHOUT ROWID`);
-        catalog = new FieldCatalog(db);
+        catalog = new FieldCatalog(connectionOf(db));
       },
-      page: (_db: Db, rows: readonly Task[]) => {
-        catalog?.note('tasks', rows, new Date().toISOString());
-      },
+      page: (_db: Db, rows: readonly Task[]) =>
+        catalog?.note('tasks', rows, new Date().toISOString()),
     };
   })(),
   {
@@ -95,10 +100,17 @@ export const RAW_FEATURES: readonly RawFeature[] = [
       db.exec(`CREATE TABLE task_pages (project_id TEXT NOT NULL, page_size INTEGER NOT NULL,
         page INTEGER NOT NULL, etag TEXT, row_count INTEGER NOT NULL, read_at TIMESTAMP NOT NULL,
         rows TEXT NOT NULL, PRIMARY KEY (project_id, page_size, page)) WITHOUT ROWID`),
-    page: (db, _rows, texts, page) =>
-      db
-        .prepare('INSERT INTO task_pages VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run('p', RAW_PAGE_SIZE, page, `"e${page}"`, texts.length, 'now', encodeRows(texts)),
+    page: (db, _rows, texts, page) => {
+      db.prepare('INSERT INTO task_pages VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        'p',
+        RAW_PAGE_SIZE,
+        page,
+        `"e${page}"`,
+        texts.length,
+        'now',
+        encodeRows(texts),
+      );
+    },
   },
   {
     name: 'history (a row a task; a backfill writes none)',
@@ -133,16 +145,20 @@ export function cpuMs(usage: NodeJS.CpuUsage): number {
  * Parses and inserts `pages` into fresh plain tables, with `feature` added if given; resolves
  * to the milliseconds it took (parse, inserts and the feature's work, not the DDL).
  */
-export function rawInsertMs(projectId: string, pages: readonly string[], feature?: RawFeature) {
-  return rawInsertCost(projectId, pages, feature).ms;
-}
-
-/** `rawInsertMs`, with the CPU time the process spent meanwhile (user and system, every thread). */
-export function rawInsertCost(
+export async function rawInsertMs(
   projectId: string,
   pages: readonly string[],
   feature?: RawFeature,
-): { ms: number; cpuMs: number } {
+): Promise<number> {
+  return (await rawInsertCost(projectId, pages, feature)).ms;
+}
+
+/** `rawInsertMs`, with the CPU time the process spent meanwhile (user and system, every thread). */
+export async function rawInsertCost(
+  projectId: string,
+  pages: readonly string[],
+  feature?: RawFeature,
+): Promise<{ ms: number; cpuMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'projmirror-raw-'));
   const db = new Database(join(dir, 'raw.sqlite')) as Db;
   try {
@@ -153,7 +169,7 @@ export function rawInsertCost(
     const at = new Date().toISOString();
     const insertTask = db.prepare(`INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const insertAssignee = db.prepare('INSERT INTO task_assignees VALUES (?, ?)');
-    const writePage = db.transaction((rows: Task[], page: number) => {
+    const writeRows = (rows: Task[]): string[] => {
       const texts: string[] = [];
       for (const task of rows) {
         const text = JSON.stringify(task);
@@ -172,11 +188,27 @@ export function rawInsertCost(
         );
         for (const member of task.assigneeIds ?? []) insertAssignee.run(task.id, member);
       }
-      feature?.page?.(db, rows, texts, page);
-    });
+      return texts;
+    };
+    // One transaction a page. A feature's page work may be a promise (the mirror's store is
+    // asynchronous), awaited inside it: the transaction is begun and ended by hand, since
+    // better-sqlite3's transaction functions take none.
+    const writePage = async (rows: Task[], page: number) => {
+      db.exec('BEGIN');
+      try {
+        const texts = writeRows(rows);
+        if (feature?.page) await feature.page(db, rows, texts, page);
+        db.exec('COMMIT');
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    };
     const start = performance.now();
     const cpu = process.cpuUsage();
-    pages.forEach((text, index) => writePage(JSON.parse(text) as Task[], index + 1));
+    for (const [index, text] of pages.entries()) {
+      await writePage(JSON.parse(text) as Task[], index + 1);
+    }
     if (feature?.finish) db.transaction(() => feature.finish?.(db))();
     return { ms: since(start), cpuMs: cpuMs(process.cpuUsage(cpu)) };
   } finally {
@@ -186,17 +218,19 @@ export function rawInsertCost(
 }
 
 /** What each feature adds to the raw loop, in milliseconds (best of `runs` each). */
-export function featureCosts(
+export async function featureCosts(
   projectId: string,
   pages: readonly string[],
   rawMs: number,
   runs = 2,
-): Array<{ name: string; ms: number }> {
-  return RAW_FEATURES.map((feature) => {
+): Promise<Array<{ name: string; ms: number }>> {
+  const costs: Array<{ name: string; ms: number }> = [];
+  for (const feature of RAW_FEATURES) {
     let best = Infinity;
     for (let run = 0; run < runs; run += 1) {
-      best = Math.min(best, rawInsertMs(projectId, pages, feature));
+      best = Math.min(best, await rawInsertMs(projectId, pages, feature));
     }
-    return { name: feature.name, ms: best - rawMs };
-  });
+    costs.push({ name: feature.name, ms: best - rawMs });
+  }
+  return costs;
 }

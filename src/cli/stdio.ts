@@ -13,7 +13,9 @@ export const STDOUT_CHUNK_CHARS = 64 * 1024;
  * Writes `pieces` to standard output synchronously, so that a large export streams without
  * being held whole. A reader that has gone (`| head`) ends the command quietly, exit 0.
  */
-export function writePiecesToStdout(pieces: Iterable<string>): void {
+export async function writePiecesToStdout(
+  pieces: Iterable<string> | AsyncIterable<string>,
+): Promise<void> {
   let buffer = '';
   const flush = () => {
     try {
@@ -24,7 +26,7 @@ export function writePiecesToStdout(pieces: Iterable<string>): void {
     }
     buffer = '';
   };
-  for (const piece of pieces) {
+  for await (const piece of pieces) {
     buffer += piece;
     if (buffer.length >= STDOUT_CHUNK_CHARS) flush();
   }

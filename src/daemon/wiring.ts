@@ -29,6 +29,7 @@ import { isoTime } from '../store/database.js';
 import { isSharedMirror, type MirrorHandle } from '../store/handle.js';
 import { Coordination } from '../store/postgres/coordination.js';
 import { inlineStore } from '../units/inline.js';
+import { SerialQueue } from '../units/queue.js';
 import type { Store } from '../store/port.js';
 import { openStoreThread } from '../units/thread.js';
 import { LeaseKeeper, leasesOf } from '../units/leases.js';
@@ -162,15 +163,18 @@ async function openStore(
     });
   }
   const db = options.db;
+  const queue = new SerialQueue();
+  const serially = <T>(work: () => Promise<T>) => queue.run(work);
   const keeper = isSharedMirror(db)
-    ? new LeaseKeeper({
+    ? await LeaseKeeper.start({
         coordination: new Coordination(db),
         ...leaseSettings,
         logger: options.logger.child({ subsystem: 'leases' }),
+        serially,
       })
     : undefined;
-  const store = inlineStore(db, { clock, keeper });
-  return { store, leases: keeper ? leasesOf(keeper) : undefined };
+  const store = inlineStore(db, { clock, keeper, queue });
+  return { store, leases: keeper ? leasesOf(keeper, serially) : undefined };
 }
 
 async function wire(

@@ -13,7 +13,7 @@ export interface ProjectFence {
    * Inside a write transaction that changes `projectId`'s rows: throws `NotHeldError` unless
    * this process still holds it, which then holds until the transaction ends.
    */
-  fence(projectId: string): void;
+  fence(projectId: string): Promise<void>;
 }
 
 /** The projects this process may write, asked by the mirror, the daemon and the pusher. */
@@ -57,7 +57,7 @@ export class NotHeldError extends ProjmirrorError {
 export const SOLE_OWNER: ProjectClaims & ProjectFence = {
   holder: undefined,
   mine: () => true,
-  fence: () => undefined,
+  fence: () => Promise.resolve(),
   listed: (projectIds) => Promise.resolve([...projectIds]),
   removable: (projectIds) => Promise.resolve([...projectIds]),
 };

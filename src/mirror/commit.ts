@@ -28,14 +28,14 @@ export interface Survey {
  * noting each task seen and each page holding a row the mirror does not have as is. Returns a
  * problem instead when a task turns up twice: the read must be repeated.
  */
-export function survey(store: MirrorStore, plan: CommitPlan): Survey | string {
+export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Survey | string> {
   const { projectId, pageSize, guard } = plan;
   const changedPages: number[] = [];
   // The attempt cleared the tasks seen before it read: only the survey marks them here.
   for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
-    const found = store.snapshot(() => {
-      const rows = keptRows(keptPage(store, projectId, pageSize, page));
-      const repeated = store.seenTasks.markAll(
+    const found = await store.snapshot(async () => {
+      const rows = keptRows(await keptPage(store, projectId, pageSize, page));
+      const repeated = await store.seenTasks.markAll(
         projectId,
         rows.map(([task]) => task.id),
       );
@@ -43,12 +43,12 @@ export function survey(store: MirrorStore, plan: CommitPlan): Survey | string {
       const unguarded = rows
         .filter(([task]) => !guard.tasks.has(task.id))
         .map(([task, text]) => [task.id, text] as const);
-      return store.tasks.anyDiffers(projectId, unguarded);
+      return await store.tasks.anyDiffers(projectId, unguarded);
     });
     if (typeof found === 'string') return found;
     if (found) changedPages.push(page);
   }
-  return { changedPages, unseen: countUnseen(store, plan, changedPages.length === 0) };
+  return { changedPages, unseen: await countUnseen(store, plan, changedPages.length === 0) };
 }
 
 /**
@@ -56,10 +56,14 @@ export function survey(store: MirrorStore, plan: CommitPlan): Survey | string {
  * be in the mirror (a backfill puts each row it reads; an unchanged pass found each one), this
  * is a difference of two counts; otherwise a scan.
  */
-function countUnseen(store: MirrorStore, plan: CommitPlan, unchanged: boolean): number {
+async function countUnseen(
+  store: MirrorStore,
+  plan: CommitPlan,
+  unchanged: boolean,
+): Promise<number> {
   const { projectId } = plan;
   if (plan.guard.tasks.size === 0 && (plan.backfill || unchanged)) {
-    return store.tasks.count(projectId) - store.seenTasks.count(projectId);
+    return (await store.tasks.count(projectId)) - (await store.seenTasks.count(projectId));
   }
-  return store.seenTasks.countUnseen(projectId);
+  return await store.seenTasks.countUnseen(projectId);
 }

@@ -10,13 +10,13 @@ export function keptRows(kept: KeptPage): Array<[Task, string]> {
 }
 
 /** The kept copy of a page, which must be there. */
-export function keptPage(
+export async function keptPage(
   store: MirrorStore,
   projectId: string,
   pageSize: number,
   page: number,
-): KeptPage {
-  const kept = store.taskPages.get(projectId, pageSize, page);
+): Promise<KeptPage> {
+  const kept = await store.taskPages.get(projectId, pageSize, page);
   if (kept === undefined) throw new StoreError(`kept page ${page} of ${projectId} is missing`);
   return kept;
 }

@@ -85,32 +85,40 @@ export class MirrorWriter {
    * Writes what a realtime event says, with no request. Throws `MalformedResponseError` when its
    * record does not check (the caller turns the event into a hint to refresh what it names).
    */
-  applyEvent(event: RealtimeEvent): ApplyOutcome {
+  async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
     const context = { route: `event ${event.type}`, projectId: event.projectId };
-    return this.applyChanges(event.projectId, eventChanges(event), context);
+    return await this.applyChanges(event.projectId, eventChanges(event), context);
   }
 
   /** Writes records fetched from the service on a hint (get task, one list). */
-  applyFetched(projectId: string, changes: readonly RecordChange[], route: string): ApplyOutcome {
-    return this.applyChanges(projectId, changes, { route, projectId });
+  async applyFetched(
+    projectId: string,
+    changes: readonly RecordChange[],
+    route: string,
+  ): Promise<ApplyOutcome> {
+    return await this.applyChanges(projectId, changes, { route, projectId });
   }
 
   /**
-   * Writes the service's answer to an outbox item. Synchronous, so that it runs inside the
-   * transaction that marks the item done; throwing rolls the item back.
+   * Writes the service's answer to an outbox item, inside the transaction that marks the item
+   * done; rejecting rolls the write back.
    */
-  applyConfirmed(projectId: string, changes: readonly RecordChange[], route: string): ApplyOutcome {
-    return this.applyChanges(projectId, changes, { route, projectId });
+  async applyConfirmed(
+    projectId: string,
+    changes: readonly RecordChange[],
+    route: string,
+  ): Promise<ApplyOutcome> {
+    return await this.applyChanges(projectId, changes, { route, projectId });
   }
 
   /** A pass's first step on a project never passed: its record, and the backfill begun. */
-  beginBackfill(project: Project, tally: WriteTally): void {
+  async beginBackfill(project: Project, tally: WriteTally): Promise<void> {
     const { store } = this;
-    store.transaction(() => {
-      this.claims.fence(project.id);
-      store.projects.put(project, this.context(false, tally));
-      store.syncState.beginBackfill(project.id);
-      store.indexes.deferIfEmpty();
+    await store.transaction(async () => {
+      await this.claims.fence(project.id);
+      await store.projects.put(project, this.context(false, tally));
+      await store.syncState.beginBackfill(project.id);
+      await store.indexes.deferIfEmpty();
     });
   }
 
@@ -120,31 +128,38 @@ export class MirrorWriter {
    * and each row written unless a write during the pass holds a later copy. Returns the id of a
    * task seen before in this read, if any, and then writes nothing but what marked it.
    */
-  backfillPage(
+  async backfillPage(
     projectId: string,
     rows: ReadonlyArray<readonly [Task, string]>,
     page: BackfillPage,
     tally: WriteTally,
-  ): string | undefined {
+  ): Promise<string | undefined> {
     const { store } = this;
     const guard = this.guards.get(projectId);
     const context = this.context(false, tally);
-    if (this.writtenAtOnce(projectId, rows, page, context)) return undefined;
-    return store.transaction(() => {
-      this.claims.fence(projectId);
-      const repeated = store.seenTasks.markAll(
+    if (await this.writtenAtOnce(projectId, rows, page, context)) return undefined;
+    return await store.transaction(async () => {
+      await this.claims.fence(projectId);
+      const repeated = await store.seenTasks.markAll(
         projectId,
         rows.map(([task]) => task.id),
       );
       if (repeated !== undefined) return `task ${repeated} appeared twice`;
       if (page.fresh) {
         const texts = rows.map(([, text]) => text);
-        store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, context.at);
+        await store.taskPages.put(
+          projectId,
+          page.pageSize,
+          page.page,
+          page.etag,
+          texts,
+          context.at,
+        );
       }
-      store.syncState.backfillProgress(projectId, page.page, page.totalCount);
+      await store.syncState.backfillProgress(projectId, page.page, page.totalCount);
       const unguarded = rows.filter(([task]) => !guard?.tasks.has(task.id));
-      if (page.fresh) store.tasks.putAllNew(projectId, unguarded, context);
-      else store.tasks.putAll(projectId, unguarded, context);
+      if (page.fresh) await store.tasks.putAllNew(projectId, unguarded, context);
+      else await store.tasks.putAll(projectId, unguarded, context);
       return undefined;
     });
   }
@@ -155,19 +170,19 @@ export class MirrorWriter {
    * a task held or seen already, a field never seen, the lease lost; the transaction then
    * handles the page.
    */
-  private writtenAtOnce(
+  private async writtenAtOnce(
     projectId: string,
     rows: ReadonlyArray<readonly [Task, string]>,
     page: BackfillPage,
     context: WriteContext,
-  ): boolean {
+  ): Promise<boolean> {
     const { store } = this;
     if (!page.fresh || !store.backfillPages.available || context.history) return false;
     const tasks = rows.map(([task]) => task);
-    if (context.fields.wouldGrow('tasks', tasks)) return false;
+    if (await context.fields.wouldGrow('tasks', tasks)) return false;
     const guard = this.guards.get(projectId);
     const write = new Set(tasks.filter((task) => !guard?.tasks.has(task.id)).map((t) => t.id));
-    const written = store.backfillPages.writeAtOnce({
+    const written = await store.backfillPages.writeAtOnce({
       projectId,
       holder: this.claims.holder,
       pageSize: page.pageSize,
@@ -187,27 +202,27 @@ export class MirrorWriter {
    * changed pages, the tasks not seen deleted, the lists replaced, the kept pages pruned and the
    * pass recorded. What other writes did during the pass (its guard) stays as they left it.
    */
-  commitPass(plan: CommitPlan, found: Survey, tally: WriteTally): void {
+  async commitPass(plan: CommitPlan, found: Survey, tally: WriteTally): Promise<void> {
     const { store } = this;
     const { projectId, guard } = plan;
     const context = this.context(!plan.backfill, tally);
-    store.transaction(() => {
-      this.claims.fence(projectId);
-      if (!guard.project) store.projects.put(plan.project, context);
+    await store.transaction(async () => {
+      await this.claims.fence(projectId);
+      if (!guard.project) await store.projects.put(plan.project, context);
       for (const page of found.changedPages) {
-        const rows = keptRows(keptPage(store, projectId, plan.pageSize, page));
+        const rows = keptRows(await keptPage(store, projectId, plan.pageSize, page));
         const unguarded = rows.filter(([task]) => !guard.tasks.has(task.id));
-        store.tasks.putAll(projectId, unguarded, context);
+        await store.tasks.putAll(projectId, unguarded, context);
       }
       if (found.unseen > 0) {
-        for (const taskId of guard.tasks) store.seenTasks.mark(projectId, taskId);
-        store.seenTasks.removeUnseen(projectId, context);
+        for (const taskId of guard.tasks) await store.seenTasks.mark(projectId, taskId);
+        await store.seenTasks.removeUnseen(projectId, context);
       }
       for (const kind of RECORD_KINDS) {
-        store.records[kind].replace(projectId, plan.lists[kind], context, guard.lists[kind]);
+        await store.records[kind].replace(projectId, plan.lists[kind], context, guard.lists[kind]);
       }
-      store.taskPages.prune(projectId, plan.pageSize, plan.lastPage);
-      store.syncState.passCompleted(projectId, {
+      await store.taskPages.prune(projectId, plan.pageSize, plan.lastPage);
+      await store.syncState.passCompleted(projectId, {
         at: context.at,
         pagesRead: plan.lastPage,
         totalCount: plan.totalCount,
@@ -215,49 +230,54 @@ export class MirrorWriter {
         changed: tally.rows > 0,
       });
       // A field the service sent for the first time becomes a column of the wide views.
-      if (store.fields.takeGrowth()) store.refreshWideViews();
-      store.indexes.restore();
+      if (store.fields.takeGrowth()) await store.refreshWideViews();
+      await store.indexes.restore();
     });
   }
 
   /** Deletes a project with everything mirrored and kept for it. */
-  removeProject(projectId: string): void {
-    this.store.removeProject(projectId);
+  async removeProject(projectId: string): Promise<void> {
+    await this.store.removeProject(projectId);
   }
 
   /** Runs `changes` of one project in one transaction (a savepoint inside the caller's). */
-  private applyChanges(
+  private async applyChanges(
     projectId: string,
     changes: readonly RecordChange[],
     route: RemoteContext,
-  ): ApplyOutcome {
+  ): Promise<ApplyOutcome> {
     const { store } = this;
-    return store.transaction(() => {
-      if (store.projects.data(projectId) === undefined) return 'unknown_project';
-      this.claims.fence(projectId);
-      const context = this.context(store.syncState.hasBaseline(projectId), newTally());
+    return await store.transaction(async () => {
+      if ((await store.projects.data(projectId)) === undefined) return 'unknown_project';
+      await this.claims.fence(projectId);
+      const context = this.context(await store.syncState.hasBaseline(projectId), newTally());
       let changed = false;
       for (const change of changes) {
         if (change.projectId !== projectId) {
           throw new MalformedResponseError(route, `a change of project ${change.projectId}`);
         }
-        changed = this.applyOne(change, context, route) || changed;
+        changed = (await this.applyOne(change, context, route)) || changed;
       }
-      if (changed) store.syncState.changed(projectId, context.at);
+      if (changed) await store.syncState.changed(projectId, context.at);
       return changed ? 'changed' : 'unchanged';
     });
   }
 
-  private applyOne(change: RecordChange, context: WriteContext, route: RemoteContext): boolean {
+  private async applyOne(
+    change: RecordChange,
+    context: WriteContext,
+    route: RemoteContext,
+  ): Promise<boolean> {
     const guard = this.guards.get(change.projectId);
     switch (change.op) {
       case 'put':
-        if (change.type === 'project') return this.putProject(change.record, context, route);
+        if (change.type === 'project') return await this.putProject(change.record, context, route);
         if (change.type === 'task')
-          return this.putTask(change.projectId, change.record, context, route);
-        return this.putRecord(change.type, change.projectId, change.record, context, route);
+          return await this.putTask(change.projectId, change.record, context, route);
+        return await this.putRecord(change.type, change.projectId, change.record, context, route);
       case 'remove':
-        if (change.type === 'task') return this.removeTask(change.projectId, change.id, context);
+        if (change.type === 'task')
+          return await this.removeTask(change.projectId, change.id, context);
         guard?.lists[LIST_TABLE[change.type]].add(change.id);
         return this.store.records[LIST_TABLE[change.type]].remove(
           change.projectId,
@@ -267,54 +287,62 @@ export class MirrorWriter {
       case 'replace': {
         const kind = LIST_TABLE[change.type];
         const records = checkList(change.records, change.type, route);
-        const touched = this.store.records[kind].replace(change.projectId, records, context);
+        const touched = await this.store.records[kind].replace(change.projectId, records, context);
         for (const id of touched) guard?.lists[kind].add(id);
         return touched.length > 0;
       }
       case 'assignees': {
-        const held = this.store.tasks.find(change.taskId);
+        const held = await this.store.tasks.find(change.taskId);
         if (held === undefined || held.projectId !== change.projectId) return false;
         const task = { ...(JSON.parse(held.data) as Task), assigneeIds: [...change.assigneeIds] };
-        return this.putTask(change.projectId, task, context, route, held);
+        return await this.putTask(change.projectId, task, context, route, held);
       }
     }
   }
 
-  private putProject(record: unknown, context: WriteContext, route: RemoteContext): boolean {
+  private async putProject(
+    record: unknown,
+    context: WriteContext,
+    route: RemoteContext,
+  ): Promise<boolean> {
     const project = checkProject(record, route, 'record', route.projectId);
     const guard = this.guards.get(project.id);
     if (guard) guard.project = true;
-    return this.store.projects.put(project, context);
+    return await this.store.projects.put(project, context);
   }
 
   /**
    * Writes a task unless the mirror holds a later version of it (by the service's `updatedAt`),
    * reading the mirror's copy once (`found`: already read by the caller).
    */
-  private putTask(
+  private async putTask(
     projectId: string,
     record: unknown,
     context: WriteContext,
     route: RemoteContext,
     found?: StoredTask,
-  ): boolean {
+  ): Promise<boolean> {
     const task = checkTask(record, route, 'record');
     const owner = task['projectId'];
     if (owner !== undefined && owner !== projectId) {
       throw new MalformedResponseError(route, `task ${task.id} of project ${String(owner)}`);
     }
-    const held = found ?? this.store.tasks.find(task.id);
+    const held = found ?? (await this.store.tasks.find(task.id));
     const guard = this.guards.get(projectId);
     if (guard) {
       guard.tasks.add(task.id);
       if (held === undefined) guard.shifted = true;
     }
     if (isNewer(held?.updatedAt, task.updatedAt)) return false;
-    return this.store.tasks.putRead(held, projectId, task, JSON.stringify(task), context);
+    return await this.store.tasks.putRead(held, projectId, task, JSON.stringify(task), context);
   }
 
-  private removeTask(projectId: string, taskId: string, context: WriteContext): boolean {
-    const removed = this.store.tasks.remove(projectId, taskId, context);
+  private async removeTask(
+    projectId: string,
+    taskId: string,
+    context: WriteContext,
+  ): Promise<boolean> {
+    const removed = await this.store.tasks.remove(projectId, taskId, context);
     const guard = this.guards.get(projectId);
     if (guard) {
       guard.tasks.add(taskId);
@@ -323,19 +351,19 @@ export class MirrorWriter {
     return removed;
   }
 
-  private putRecord(
+  private async putRecord(
     type: ListType,
     projectId: string,
     record: unknown,
     context: WriteContext,
     route: RemoteContext,
-  ): boolean {
+  ): Promise<boolean> {
     const kind = LIST_TABLE[type];
     const checked = checkRecord(record, type, route, 'record');
     this.guards.get(projectId)?.lists[kind].add(checked.id);
     const data = JSON.stringify(checked);
-    if (sameJson(this.store.records[kind].data(projectId, checked.id), data)) return false;
-    this.store.records[kind].put(projectId, checked, data, context);
+    if (sameJson(await this.store.records[kind].data(projectId, checked.id), data)) return false;
+    await this.store.records[kind].put(projectId, checked, data, context);
     return true;
   }
 

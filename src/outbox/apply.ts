@@ -15,21 +15,25 @@ import type { OutboxItem } from './item.js';
 import { isOutboxOp } from './ops.js';
 
 /**
- * Writes the service's answer to `item` into the mirror. Runs inside the pusher's transaction
- * and must be synchronous; throwing (say `MalformedResponseError`) rolls the item back for a retry.
+ * Writes the service's answer to `item` into the mirror, inside the transaction that marks the
+ * item done (a savepoint of it); rejecting (say `MalformedResponseError`) rolls the write back.
  */
-export type ApplyResult = (item: OutboxItem, response: WriteResponse) => void;
+export type ApplyResult = (item: OutboxItem, response: WriteResponse) => Promise<void>;
 
 /** The mirror's write path for confirmed edits (the mirror's `MirrorWriter` is one). */
 export interface ConfirmedWriter {
-  /** Writes `changes` of one project; synchronous, nesting in the caller's transaction. */
-  applyConfirmed(projectId: string, changes: readonly RecordChange[], route: string): unknown;
+  /** Writes `changes` of one project, nesting in the caller's transaction. */
+  applyConfirmed(
+    projectId: string,
+    changes: readonly RecordChange[],
+    route: string,
+  ): Promise<unknown>;
 }
 
 /** The `ApplyResult` that writes each answer through `writer`. */
 export function answersInto(writer: ConfirmedWriter): ApplyResult {
-  return (item, response) => {
-    writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
+  return async (item, response) => {
+    await writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
   };
 }
 

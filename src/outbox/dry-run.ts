@@ -16,15 +16,15 @@ export type { DryRunStep } from '../store/port.js';
 /** What the dry run reads: the queue, the mirror's targets, read-only projects. */
 export interface DryRunInput {
   items: readonly OutboxItem[];
-  readOnlyReason: (projectId: string) => string | null;
-  target: (op: string, projectId: string, targetId: string | null) => TargetRecord;
+  readOnlyReason: (projectId: string) => Promise<string | null>;
+  target: (op: string, projectId: string, targetId: string | null) => Promise<TargetRecord>;
   onConflict: OnConflict;
   /** Items already in conflict, which the items of their record wait behind. */
   conflicts: readonly OutboxItem[];
 }
 
 /** The steps of a push, in its order: each round takes the next item of every project. */
-export function dryRun(input: DryRunInput): DryRunStep[] {
+export async function dryRun(input: DryRunInput): Promise<DryRunStep[]> {
   const queues = new Map<string, OutboxItem[]>();
   for (const item of input.items) {
     const queue = queues.get(item.projectId);
@@ -41,25 +41,25 @@ export function dryRun(input: DryRunInput): DryRunStep[] {
   while ([...queues.values()].some((queue) => queue.length > 0)) {
     const round = [...queues.values()].map((queue) => queue.shift()).filter((x) => x !== undefined);
     for (const item of round.sort((a, b) => a.id - b.id)) {
-      steps.push(step(item, input, held, sentFields));
+      steps.push(await step(item, input, held, sentFields));
     }
   }
   return steps;
 }
 
-function step(
+async function step(
   item: OutboxItem,
   input: DryRunInput,
   held: Map<string, number>,
   sentFields: Map<string, Set<string>>,
-): DryRunStep {
+): Promise<DryRunStep> {
   const head = { id: item.id, op: item.op, projectId: item.projectId, targetId: item.targetId };
   const key = recordKey(item);
   const blocker = held.get(key);
   if (blocker !== undefined && blocker < item.id) {
     return { ...head, action: 'wait', detail: `behind item ${blocker} in conflict`, requests: 0 };
   }
-  const built = prepareRequest(item, input.readOnlyReason(item.projectId));
+  const built = prepareRequest(item, await input.readOnlyReason(item.projectId));
   if (!built.ok) return { ...head, action: 'fail', detail: built.error, requests: 0 };
   const base =
     input.onConflict === 'hold' ? unsent(parseBase(item.base), sentFields.get(key)) : undefined;
@@ -70,7 +70,7 @@ function step(
       item.op,
       body,
       base,
-      input.target(item.op, item.projectId, item.targetId),
+      await input.target(item.op, item.projectId, item.targetId),
     );
     if (result.kind !== 'clear') {
       if (!held.has(key)) held.set(key, item.id);

@@ -28,7 +28,11 @@ export function checkEnqueueInput(input: EnqueueInput): void {
  * Checks an edit (op, target, body) and appends it to the queue of its project. Bad input throws
  * `UsageError` naming the problem; nothing is queued then.
  */
-export function enqueue(mirror: MirrorHandle, input: EnqueueInput, now: number): Enqueued {
+export async function enqueue(
+  mirror: MirrorHandle,
+  input: EnqueueInput,
+  now: number,
+): Promise<Enqueued> {
   checkEnqueueInput(input);
   const body = JSON.stringify(input.body ?? {});
   const targetId = input.targetId ?? null;
@@ -39,25 +43,29 @@ export function enqueue(mirror: MirrorHandle, input: EnqueueInput, now: number):
  * Puts a failed item back in the queue (attempts kept), or makes a pending item in backoff due
  * now. Items sending or done are refused.
  */
-export function retryOutboxItem(mirror: MirrorHandle, id: number, now: number): void {
+export function retryOutboxItem(mirror: MirrorHandle, id: number, now: number): Promise<void> {
   const outbox = new OutboxRepository(mirror);
-  outbox.transaction(() => {
-    refuseUnlessSettled(outbox, id, 'retry');
-    outbox.makeDue(id, now);
+  return outbox.transaction(async () => {
+    await refuseUnlessSettled(outbox, id, 'retry');
+    await outbox.makeDue(id, now);
   });
 }
 
 /** Removes a pending or failed item; one being sent (or done) is refused. */
-export function dropOutboxItem(mirror: MirrorHandle, id: number): void {
+export function dropOutboxItem(mirror: MirrorHandle, id: number): Promise<void> {
   const outbox = new OutboxRepository(mirror);
-  outbox.transaction(() => {
-    refuseUnlessSettled(outbox, id, 'drop');
-    outbox.remove(id);
+  return outbox.transaction(async () => {
+    await refuseUnlessSettled(outbox, id, 'drop');
+    await outbox.remove(id);
   });
 }
 
-function refuseUnlessSettled(outbox: OutboxRepository, id: number, action: string): void {
-  const item = outbox.get(id);
+async function refuseUnlessSettled(
+  outbox: OutboxRepository,
+  id: number,
+  action: string,
+): Promise<void> {
+  const item = await outbox.get(id);
   if (item === undefined) throw new UsageError(`no outbox item ${id}`);
   if (item.state !== 'failed' && item.state !== 'pending') {
     throw new UsageError(
@@ -79,10 +87,10 @@ export function resolveOutboxItem(
   id: number,
   resolution: Resolution,
   now: number,
-): string {
+): Promise<string> {
   const outbox = new OutboxRepository(mirror);
-  return outbox.transaction(() => {
-    const item = outbox.get(id);
+  return outbox.transaction(async () => {
+    const item = await outbox.get(id);
     if (item === undefined) throw new UsageError(`no outbox item ${id}`);
     if (item.state !== 'conflict') {
       throw new UsageError(`outbox item ${id} is ${item.state}; only items in conflict resolve`);
@@ -90,27 +98,27 @@ export function resolveOutboxItem(
     const was = item.lastError ?? 'conflict';
     if (resolution === 'keep-remote') {
       const reason = `discarded (--keep-remote): the service's values kept; ${was}`;
-      outbox.discard(id, reason, now);
+      await outbox.discard(id, reason, now);
       return reason;
     }
-    const base = presentBase(mirror, item.op, item.projectId, item.targetId, item.base);
+    const base = await presentBase(mirror, item.op, item.projectId, item.targetId, item.base);
     const note = `resolved --keep-local; ${was}`;
-    outbox.keepLocal(id, base === undefined ? null : JSON.stringify(base), note, now);
+    await outbox.keepLocal(id, base === undefined ? null : JSON.stringify(base), note, now);
     return note;
   });
 }
 
 /** The base an item would record now: the mirror's present values of the fields it had. */
-function presentBase(
+async function presentBase(
   mirror: MirrorHandle,
   op: string,
   projectId: string,
   targetId: string | null,
   recorded: string | null,
-): Base | undefined {
+): Promise<Base | undefined> {
   const old = parseBase(recorded);
   if (old === undefined || old.record === 'absent') return old;
-  const present = new OutboxTargets(mirror).read(op, projectId, targetId);
+  const present = await new OutboxTargets(mirror).read(op, projectId, targetId);
   if (present.record === 'absent') return { record: 'absent' };
   return { record: 'present', values: presentValues(Object.keys(old.values), present.data) };
 }

@@ -39,35 +39,36 @@ export function errorText(code: string, message: string): string {
  * `targets`, an item with a base is first checked against the mirror's present values, in the
  * same transaction: one the service changed under it goes to `conflict` instead.
  */
-export function claimItem(
+export async function claimItem(
   outbox: OutboxRepository,
   id: number,
   now: number,
-  readOnlyReason: (projectId: string) => string | null,
+  readOnlyReason: (projectId: string) => Promise<string | null>,
   claims: ProjectFence = SOLE_OWNER,
   targets?: OutboxTargets,
-): Claim {
-  return outbox.transaction((): Claim => {
-    const item = outbox.lockForClaim(id);
+): Promise<Claim> {
+  return outbox.transaction(async (): Promise<Claim> => {
+    const item = await outbox.lockForClaim(id);
     if (item === undefined || item.state !== 'pending') return { kind: 'gone' };
     // On a shared mirror only the project's lease holder sends, and its lease holds until the
     // claim commits; the item's key then settles a second send by a daemon taking over.
-    if (!holds(claims, item.projectId)) return { kind: 'gone' };
-    const built = prepareRequest(item, readOnlyReason(item.projectId));
+    if (!(await holds(claims, item.projectId))) return { kind: 'gone' };
+    const built = prepareRequest(item, await readOnlyReason(item.projectId));
     if (!built.ok) {
       return {
         kind: 'failed',
-        item: markFailed(outbox, item, built.error, now),
+        item: await markFailed(outbox, item, built.error, now),
         error: built.error,
       };
     }
-    const conflict = targets === undefined ? undefined : checkConflict(outbox, item, targets, now);
+    const conflict =
+      targets === undefined ? undefined : await checkConflict(outbox, item, targets, now);
     if (conflict !== undefined) return conflict;
     const request = built.request;
     const requestBody = item.requestBody ?? request.body ?? '';
     if (requestBody === '') delete request.body;
     else request.body = requestBody;
-    outbox.markSending(id, requestBody, now);
+    await outbox.markSending(id, requestBody, now);
     return {
       kind: 'send',
       item: { ...item, state: 'sending', attempts: item.attempts + 1, requestBody },
@@ -99,12 +100,12 @@ export function prepareRequest(
 }
 
 /** The conflict an item's base shows against the mirror, marked in the transaction; or none. */
-function checkConflict(
+async function checkConflict(
   outbox: OutboxRepository,
   item: OutboxItem,
   targets: OutboxTargets,
   now: number,
-): Claim | undefined {
+): Promise<Claim | undefined> {
   const base = parseBase(item.base);
   if (base === undefined) return undefined;
   const body = JSON.parse(item.body) as unknown;
@@ -112,13 +113,13 @@ function checkConflict(
     item.op,
     body,
     base,
-    targets.read(item.op, item.projectId, item.targetId),
+    await targets.read(item.op, item.projectId, item.targetId),
   );
   const record = conflictRecord(item.op, body, base, result);
   if (record === undefined) return undefined;
   const error = conflictLine(item, result);
   const conflict = JSON.stringify(record);
-  outbox.markConflict(item.id, error, conflict, now);
+  await outbox.markConflict(item.id, error, conflict, now);
   return {
     kind: 'conflict',
     item: { ...item, state: 'conflict', lastError: error, conflict, updatedAt: isoTime(now) },
@@ -127,9 +128,9 @@ function checkConflict(
 }
 
 /** True when this process still holds `projectId` (its lease locked for the transaction). */
-function holds(claims: ProjectFence, projectId: string): boolean {
+async function holds(claims: ProjectFence, projectId: string): Promise<boolean> {
   try {
-    claims.fence(projectId);
+    await claims.fence(projectId);
     return true;
   } catch (error) {
     if (error instanceof NotHeldError) return false;
@@ -138,13 +139,13 @@ function holds(claims: ProjectFence, projectId: string): boolean {
 }
 
 /** Marks an item failed for good, with `error` as its `last_error`. */
-export function markFailed(
+export async function markFailed(
   outbox: OutboxRepository,
   item: OutboxItem,
   error: string,
   now: number,
-): OutboxItem {
-  outbox.markFailed(item.id, error, now);
+): Promise<OutboxItem> {
+  await outbox.markFailed(item.id, error, now);
   const updatedAt = isoTime(now);
   return { ...item, state: 'failed', lastError: error, nextAttemptAt: null, updatedAt };
 }
@@ -155,24 +156,24 @@ export function markFailed(
  * mirrored (its writes rolled back) still marks the item done, with a note in `last_error`, and
  * the next pass brings the mirror up to date. Returns that note, if any.
  */
-export function markDone(
+export async function markDone(
   outbox: OutboxRepository,
   item: OutboxItem,
   response: WriteResponse,
   now: number,
   applyResult: ApplyResult | undefined,
   targets?: OutboxTargets,
-): string | undefined {
-  return outbox.transaction(() => {
+): Promise<string | undefined> {
+  return outbox.transaction(async () => {
     let note: string | undefined;
     try {
-      if (applyResult) outbox.transaction(() => applyResult(item, response));
+      if (applyResult) await outbox.transaction(async () => applyResult(item, response));
     } catch (error) {
       note = `done; the answer was not mirrored (the next pass will): ${errorLine(error)}`;
     }
     const result = response.body === null ? null : JSON.stringify(response.body);
-    outbox.markDone(item.id, result ?? null, note ?? null, now);
-    if (targets !== undefined) rebaseFollowers(outbox, item, targets);
+    await outbox.markDone(item.id, result ?? null, note ?? null, now);
+    if (targets !== undefined) await rebaseFollowers(outbox, item, targets);
     return note;
   });
 }
@@ -181,15 +182,19 @@ export function markDone(
  * After an item took effect, the later unfinished items on the same record take the present
  * values as the base of the fields it changed: our own edit is not the service's change.
  */
-function rebaseFollowers(outbox: OutboxRepository, item: OutboxItem, targets: OutboxTargets): void {
+async function rebaseFollowers(
+  outbox: OutboxRepository,
+  item: OutboxItem,
+  targets: OutboxTargets,
+): Promise<void> {
   if (!isCheckedOp(item.op)) return;
   const fields = touchedFieldsOf(item.op, item.body);
   if (fields.length === 0) return;
-  const followers = outbox.followers(item).filter((later) => later.base !== null);
+  const followers = (await outbox.followers(item)).filter((later) => later.base !== null);
   if (followers.length === 0) return;
-  const present = targets.read(item.op, item.projectId, item.targetId);
+  const present = await targets.read(item.op, item.projectId, item.targetId);
   for (const later of followers) {
     const base = rebased(parseBase(later.base), fields, present);
-    if (base !== undefined) outbox.setBase(later.id, JSON.stringify(base));
+    if (base !== undefined) await outbox.setBase(later.id, JSON.stringify(base));
   }
 }

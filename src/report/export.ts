@@ -49,21 +49,21 @@ export function checkViews(names: readonly string[]): ReportViewName[] {
  * One view's rows in `format`, as pieces of text, in one read; `onRow` counts them. The caller
  * ends `rows` (its `return`) if it stops early.
  */
-export function viewPieces(
+export async function viewPieces(
   mirror: MirrorHandle,
   view: ReportViewName,
   options: Omit<ExportOptions, 'dir'>,
   onRow: () => void = () => {},
-): { pieces: Iterable<string>; end: () => void } {
-  const { columns, types, rows } = iterateView(mirror, view, options);
-  const counted = (function* () {
-    for (const row of rows) {
+): Promise<{ pieces: AsyncIterable<string>; end: () => Promise<void> }> {
+  const { columns, types, rows } = await iterateView(mirror, view, options);
+  const counted = (async function* () {
+    for await (const row of rows) {
       onRow();
       yield row;
     }
   })();
-  const records = (function* () {
-    for (const row of counted) yield jsonRecord(row, types);
+  const records = (async function* () {
+    for await (const row of counted) yield jsonRecord(row, types);
   })();
   const pieces =
     options.format === 'csv'
@@ -71,7 +71,7 @@ export function viewPieces(
       : options.format === 'json'
         ? jsonLines(records)
         : ndjsonLines(records);
-  return { pieces, end: () => void rows.return?.() };
+  return { pieces, end: async () => void (await rows.return?.()) };
 }
 
 /** A file `export` wrote. */
@@ -82,7 +82,10 @@ export interface ExportedFile {
 }
 
 /** Writes each reporting view as a file in `options.dir`; returns what it wrote. */
-export function exportViews(mirror: MirrorHandle, options: ExportOptions): ExportedFile[] {
+export async function exportViews(
+  mirror: MirrorHandle,
+  options: ExportOptions,
+): Promise<ExportedFile[]> {
   try {
     mkdirSync(options.dir, { recursive: true });
   } catch (error) {
@@ -92,22 +95,26 @@ export function exportViews(mirror: MirrorHandle, options: ExportOptions): Expor
     });
   }
   const views = options.views ?? REPORT_VIEW_NAMES;
-  return inTransaction(mirror, () => views.map((view) => exportView(mirror, view, options)));
+  return inTransaction(mirror, async () => {
+    const files: ExportedFile[] = [];
+    for (const view of views) files.push(await exportView(mirror, view, options));
+    return files;
+  });
 }
 
-function exportView(
+async function exportView(
   mirror: MirrorHandle,
   view: ReportViewName,
   options: ExportOptions,
-): ExportedFile {
+): Promise<ExportedFile> {
   const path = join(options.dir, `${view}.${options.format}`);
   let count = 0;
-  const { pieces, end } = viewPieces(mirror, view, options, () => (count += 1));
+  const { pieces, end } = await viewPieces(mirror, view, options, () => (count += 1));
   try {
-    writeWhole(path, pieces);
+    await writeWhole(path, pieces);
   } finally {
     // An open statement would make the transaction's rollback fail and mask the real error.
-    end();
+    await end();
   }
   return { view, path, rows: count };
 }
@@ -117,7 +124,10 @@ function exportView(
  * file has a fresh, unpredictable name and is created exclusively (`wx`): a symlink or file
  * planted by another user in the directory is never followed nor overwritten.
  */
-export function writeWhole(path: string, pieces: Iterable<string>): void {
+export async function writeWhole(
+  path: string,
+  pieces: Iterable<string> | AsyncIterable<string>,
+): Promise<void> {
   const partial = `${path}.${randomBytes(8).toString('hex')}.partial`;
   let fd: number | undefined;
   let created = false;
@@ -125,7 +135,7 @@ export function writeWhole(path: string, pieces: Iterable<string>): void {
     fd = openSync(partial, 'wx');
     created = true;
     let buffer = '';
-    for (const piece of pieces) {
+    for await (const piece of pieces) {
       buffer += piece;
       if (buffer.length >= WRITE_CHUNK_CHARS) {
         writeSync(fd, buffer);

@@ -32,11 +32,11 @@ export interface CsvOptions {
  * `+`, `-` or `@` (and a text cell starting with a tab or CR) is written with a leading `'`, so a
  * spreadsheet shows it as text instead of running it as a formula; negative numbers stay numbers.
  */
-export function* csvLines(
+export async function* csvLines(
   columns: readonly string[],
-  rows: Iterable<Row>,
+  rows: Iterable<Row> | AsyncIterable<Row>,
   options: CsvOptions = {},
-): Generator<string> {
+): AsyncGenerator<string> {
   const write = (records: SqlValue[][]) =>
     stringify(records, {
       record_delimiter: CSV_EOL,
@@ -45,7 +45,7 @@ export function* csvLines(
     });
   yield (options.bom ? UTF8_BOM : '') + write([[...columns]]);
   let batch: SqlValue[][] = [];
-  for (const row of rows) {
+  for await (const row of rows) {
     batch.push(columns.map((column) => row[column] ?? null));
     if (batch.length >= CSV_BATCH_ROWS) {
       yield write(batch);
@@ -92,18 +92,29 @@ function parseArray(text: string): unknown {
 }
 
 /** The lines of NDJSON (JSON Lines): one object per line, each line ended, nothing around. */
-export function* ndjsonLines(rows: Iterable<unknown>): Generator<string> {
-  for (const row of rows) yield `${JSON.stringify(row)}\n`;
+export async function* ndjsonLines(
+  rows: Iterable<unknown> | AsyncIterable<unknown>,
+): AsyncGenerator<string> {
+  for await (const row of rows) yield `${JSON.stringify(row)}\n`;
 }
 
 /** The pieces of a JSON array of objects, one object per line. */
-export function* jsonLines(rows: Iterable<unknown>): Generator<string> {
+export async function* jsonLines(
+  rows: Iterable<unknown> | AsyncIterable<unknown>,
+): AsyncGenerator<string> {
   let first = true;
-  for (const row of rows) {
+  for await (const row of rows) {
     yield `${first ? '[\n' : ',\n'}${JSON.stringify(row)}`;
     first = false;
   }
   yield first ? '[]\n' : '\n]\n';
+}
+
+/** The pieces of a document joined into one text. */
+export async function joined(pieces: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const piece of pieces) text += piece;
+  return text;
 }
 
 /** A column of a table for people. */

@@ -5,6 +5,7 @@
 import { inTransaction, type MirrorHandle } from '../store/handle.js';
 import {
   csvLines,
+  joined,
   jsonLines,
   jsonRecord,
   renderTable,
@@ -74,15 +75,15 @@ const OVERDUE_TABLE: TableColumn[] = [
 ];
 
 /** Reads the report of every project, or of `options.projectId`, in one snapshot. */
-export function buildReport(mirror: MirrorHandle, options: ReportOptions = {}): Report {
-  return inTransaction(mirror, () => {
-    const all = readView(mirror, 'v_project_progress', options, PROGRESS_ORDER);
+export function buildReport(mirror: MirrorHandle, options: ReportOptions = {}): Promise<Report> {
+  return inTransaction(mirror, async () => {
+    const all = await readView(mirror, 'v_project_progress', options, PROGRESS_ORDER);
     const overdue = all.rows.reduce((sum, row) => sum + Number(row['overdue'] ?? 0), 0);
     const { limit } = options;
     return {
-      ...reportToday(mirror),
+      ...(await reportToday(mirror)),
       progress: { ...all, rows: all.rows.slice(0, limit) },
-      overdue: readView(mirror, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
+      overdue: await readView(mirror, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
       totals: { projects: all.rows.length, overdue },
     };
   });
@@ -93,14 +94,18 @@ export function buildReport(mirror: MirrorHandle, options: ReportOptions = {}): 
  * table alone (one RFC 4180 table; overdue tasks are in `export`). `json`: an array of the
  * projects' progress objects, each with its `overdue_tasks` array.
  */
-export function renderReport(report: Report, format: ReportFormat, csv: CsvOptions = {}): string {
+export async function renderReport(
+  report: Report,
+  format: ReportFormat,
+  csv: CsvOptions = {},
+): Promise<string> {
   switch (format) {
     case 'table':
       return renderReportTable(report);
     case 'csv':
-      return [...csvLines(report.progress.columns, report.progress.rows, csv)].join('');
+      return joined(csvLines(report.progress.columns, report.progress.rows, csv));
     case 'json':
-      return [...jsonLines(nestOverdue(report))].join('');
+      return joined(jsonLines(nestOverdue(report)));
   }
 }
 

@@ -54,12 +54,12 @@ export class BackfillPages {
    * read, and the lease is held: true, and the page is committed. False, with nothing written,
    * otherwise: the caller writes it in a transaction. Never called inside a transaction.
    */
-  writeAtOnce(input: BackfillPageWrite): boolean {
+  async writeAtOnce(input: BackfillPageWrite): Promise<boolean> {
     if (this.stmt === undefined) return false;
     const written = input.rows.filter(([task]) => input.write.has(task.id));
     const texts = input.rows.map(([, text]) => text);
     try {
-      const ok = this.stmt.pluck().get({
+      const ok = await this.stmt.pluck().get({
         projectId: input.projectId,
         holder: input.holder ?? null,
         seen: input.rows.map(([task]) => task.id),

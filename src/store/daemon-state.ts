@@ -44,13 +44,13 @@ export class DaemonStateRepository {
     this.deleteStmt = db.prepare('DELETE FROM daemon_state WHERE key = ?');
   }
 
-  delete(key: string): void {
-    this.deleteStmt.run(this.scope + key);
+  async delete(key: string): Promise<void> {
+    await this.deleteStmt.run(this.scope + key);
   }
 
   /** The value under `key`, or undefined when absent or unreadable. */
-  get<T>(key: string): T | undefined {
-    const row = this.getStmt.get(this.scope + key);
+  async get<T>(key: string): Promise<T | undefined> {
+    const row = await this.getStmt.get(this.scope + key);
     if (!row) return undefined;
     try {
       return JSON.parse(row.value) as T;
@@ -59,7 +59,7 @@ export class DaemonStateRepository {
     }
   }
 
-  set(key: string, value: unknown, at: string): void {
-    this.setStmt.run(this.scope + key, JSON.stringify(value), at);
+  async set(key: string, value: unknown, at: string): Promise<void> {
+    await this.setStmt.run(this.scope + key, JSON.stringify(value), at);
   }
 }

@@ -61,8 +61,8 @@ export class FieldCatalog {
    * Notes the fields of `records` of `kind`, written at `at`, inside the caller's transaction:
    * writes a `data_fields` row for each field and kind of value this connection did not know.
    */
-  note(kind: FieldKind, records: ReadonlyArray<object>, at: string): void {
-    const fields = this.fieldsOf(kind);
+  async note(kind: FieldKind, records: ReadonlyArray<object>, at: string): Promise<void> {
+    const fields = await this.fieldsOf(kind);
     for (const record of records) {
       for (const field in record) {
         const type = valueKind((record as Record<string, unknown>)[field]);
@@ -70,7 +70,7 @@ export class FieldCatalog {
         if (types === undefined) fields.set(field, (types = new Set()));
         if (types.has(type)) continue;
         types.add(type);
-        this.insertStmt.run(kind, field, type, at);
+        await this.insertStmt.run(kind, field, type, at);
         // New to this connection: written here, or by another connection since the load (whose
         // views this connection's next commit makes sure of too).
         this.grown = true;
@@ -79,8 +79,8 @@ export class FieldCatalog {
   }
 
   /** True when `records` of `kind` hold a field or kind of value this connection does not know. */
-  wouldGrow(kind: FieldKind, records: ReadonlyArray<object>): boolean {
-    const fields = this.fieldsOf(kind);
+  async wouldGrow(kind: FieldKind, records: ReadonlyArray<object>): Promise<boolean> {
+    const fields = await this.fieldsOf(kind);
     for (const record of records) {
       for (const field in record) {
         const type = valueKind((record as Record<string, unknown>)[field]);
@@ -103,15 +103,15 @@ export class FieldCatalog {
     this.grown = true;
   }
 
-  private fieldsOf(kind: FieldKind): Map<string, Set<string>> {
-    const known = (this.known ??= this.load());
+  private async fieldsOf(kind: FieldKind): Promise<Map<string, Set<string>>> {
+    const known = (this.known ??= await this.load());
     let fields = known.get(kind);
     if (fields === undefined) known.set(kind, (fields = new Map()));
     return fields;
   }
 
-  private load(): Map<string, Map<string, Set<string>>> {
-    const rows = this.db
+  private async load(): Promise<Map<string, Map<string, Set<string>>>> {
+    const rows = await this.db
       .prepare<[], { kind: string; field: string; type: string }>(
         'SELECT record_kind AS kind, field, value_type AS type FROM data_fields',
       )

@@ -37,16 +37,18 @@ export class DeferredIndexes {
   }
 
   /** A backfill begins: on a mirror with no task, the indexes go until the commit. */
-  deferIfEmpty(): void {
-    if (!this.sqlite || this.anyTaskStmt.get() !== undefined) return;
-    for (const name of DEFERRED_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+  async deferIfEmpty(): Promise<void> {
+    if (!this.sqlite || (await this.anyTaskStmt.get()) !== undefined) return;
+    for (const name of DEFERRED_INDEXES) await this.db.exec(`DROP INDEX IF EXISTS ${name}`);
   }
 
   /** A pass commits: any deferred index missing is built (a no-op read when none is). */
-  restore(): void {
-    if (this.missingStmt === undefined || this.missingStmt.pluck().get() === 0) return;
+  async restore(): Promise<void> {
+    if (this.missingStmt === undefined || (await this.missingStmt.pluck().get()) === 0) return;
     for (const name of DEFERRED_INDEXES) {
-      this.db.exec(schemaIndexSql(name).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+      await this.db.exec(
+        schemaIndexSql(name).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '),
+      );
     }
   }
 }

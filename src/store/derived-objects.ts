@@ -4,7 +4,7 @@
  * from the current `schema.sql`, so a view or trigger never needs a migration of its own.
  */
 import Database from 'better-sqlite3';
-import type { Db } from './database.js';
+import type { SqliteDb } from './database.js';
 import { readSchema } from './database.js';
 import { installWideViews } from './wide-views.js';
 
@@ -15,7 +15,7 @@ interface SchemaObject {
 }
 
 /** Drops every view and trigger (before a step rebuilds a table they name). */
-export function dropViewsAndTriggers(db: Db): void {
+export function dropViewsAndTriggers(db: SqliteDb): void {
   const objects = db
     .prepare<[], { type: string; name: string }>(
       `SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger')`,
@@ -30,7 +30,7 @@ export function dropViewsAndTriggers(db: Db): void {
  * rebuilt the table; the tasks of an unfinished backfill left out, as schema.sql's triggers
  * keep it), then the wide views.
  */
-export function rebuildDerivedObjects(db: Db): void {
+export function rebuildDerivedObjects(db: SqliteDb): void {
   dropViewsAndTriggers(db);
   const present = new Set(db.prepare<[], string>(`SELECT name FROM sqlite_master`).pluck().all());
   for (const object of schemaObjects()) {

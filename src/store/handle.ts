@@ -3,8 +3,8 @@
  * repositories, and to close. It has no statement, transaction or dialect in sight, so that all
  * SQL stays in `src/store/` (style rule 13).
  */
-import type { Db } from './db.js';
-import { dialectOf } from './db.js';
+import type { Db, SqliteDb } from './db.js';
+import { sqliteConnection } from './sqlite-connection.js';
 
 /** An open mirror, outside the store: handed to the store's functions, and closed. */
 export interface MirrorHandle {
@@ -13,19 +13,21 @@ export interface MirrorHandle {
 }
 
 /**
- * The connection behind `mirror`, for the store's own code. Every `Mirror` is a connection the
- * store opened (or a test holds), seen from outside with its statements hidden.
+ * The connection behind `mirror`, for the store's own code. Every handle is a connection the
+ * store opened, or a SQLite file a test or benchmark opened with better-sqlite3 (taken as the
+ * one `SqliteConnection` over it).
  */
 export function connectionOf(mirror: MirrorHandle): Db {
-  return mirror as Db;
+  if ('dialect' in mirror) return mirror as Db;
+  return sqliteConnection(mirror as SqliteDb);
 }
 
 /** Runs `work` in one transaction of `mirror`, so that its reads see one state. */
-export function inTransaction<T>(mirror: MirrorHandle, work: () => T): T {
-  return connectionOf(mirror).transaction(work)();
+export function inTransaction<T>(mirror: MirrorHandle, work: () => Promise<T>): Promise<T> {
+  return connectionOf(mirror).transaction(work);
 }
 
 /** Whether several daemons may share `mirror` and coordinate with leases (a PostgreSQL mirror). */
 export function isSharedMirror(mirror: MirrorHandle): boolean {
-  return dialectOf(connectionOf(mirror)) === 'postgres';
+  return connectionOf(mirror).dialect === 'postgres';
 }

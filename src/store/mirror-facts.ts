@@ -33,37 +33,40 @@ export class MirrorFacts {
   }
 
   /** Each project's last consistent pass and last change, as stored (ISO times or null). */
-  projectTimes(): ProjectTimesRow[] {
-    return this.timesStmt.all();
+  async projectTimes(): Promise<ProjectTimesRow[]> {
+    return await this.timesStmt.all();
   }
 
   /**
    * What the daemon's plan and poll schedule read: each mirrored project's task count and the
    * end of its last consistent pass (ms), in one read.
    */
-  planFacts(): Array<{ id: string; taskCount: number; lastPassAt: number | undefined }> {
-    const passes = new Map(this.timesStmt.all().map((row) => [row.projectId, row.lastPassAt]));
-    return this.countsStmt.all().map((project) => {
+  async planFacts(): Promise<
+    Array<{ id: string; taskCount: number; lastPassAt: number | undefined }>
+  > {
+    const times = await this.timesStmt.all();
+    const passes = new Map(times.map((row) => [row.projectId, row.lastPassAt]));
+    return (await this.countsStmt.all()).map((project) => {
       const at = passes.get(project.id);
       return { ...project, lastPassAt: at ? Date.parse(at) : undefined };
     });
   }
 
   /** Each mirrored project (only `only` when given) with its task count. */
-  taskCounts(only?: readonly string[]): { id: string; taskCount: number }[] {
-    const all = this.countsStmt.all();
+  async taskCounts(only?: readonly string[]): Promise<{ id: string; taskCount: number }[]> {
+    const all = await this.countsStmt.all();
     return only ? all.filter((project) => only.includes(project.id)) : all;
   }
 
   /** End of the project's last consistent pass, in ms, if any. */
-  lastPassAt(projectId: string): number | undefined {
-    const at = this.lastPassStmt.get(projectId);
+  async lastPassAt(projectId: string): Promise<number | undefined> {
+    const at = await this.lastPassStmt.get(projectId);
     return at ? Date.parse(at) : undefined;
   }
 
   /** Deletes history older than `days` before `now`; returns the rows removed. */
-  pruneHistory(now: number, days: number): number {
+  async pruneHistory(now: number, days: number): Promise<number> {
     const cutoff = new Date(now - days * 86_400_000).toISOString();
-    return this.pruneStmt.run(cutoff).changes;
+    return (await this.pruneStmt.run(cutoff)).changes;
   }
 }

@@ -53,9 +53,9 @@ export class MirrorStore {
    * Runs `fn` in one write transaction, begun IMMEDIATE so it never fails half-way on a lock;
    * inside another transaction it nests as a savepoint. Readers see all of it or none.
    */
-  transaction<T>(fn: () => T): T {
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return this.db.transaction(fn).immediate();
+      return await this.db.transaction(fn, 'immediate');
     } catch (error) {
       // Fields it noted may have been rolled back with it.
       this.fields.forget();
@@ -67,22 +67,22 @@ export class MirrorStore {
    * Runs `fn` in a deferred transaction: one stable snapshot for its reads, and writes to TEMP
    * tables only, so it takes no lock that would hold up the mirror's writers.
    */
-  snapshot<T>(fn: () => T): T {
-    return this.db.transaction(fn).deferred();
+  snapshot<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction(fn, 'deferred');
   }
 
   /** Makes each wide view match the fields known now; inside the caller's write transaction. */
-  refreshWideViews(): void {
-    refreshWideViews(this.db);
+  async refreshWideViews(): Promise<void> {
+    await refreshWideViews(this.db);
   }
 
   /** Deletes a project with everything mirrored and kept for it. */
-  removeProject(projectId: string): void {
-    this.transaction(() => {
-      this.projects.remove(projectId);
-      this.syncState.remove(projectId);
-      this.taskPages.remove(projectId);
-      this.seenTasks.clear(projectId);
+  removeProject(projectId: string): Promise<void> {
+    return this.transaction(async () => {
+      await this.projects.remove(projectId);
+      await this.syncState.remove(projectId);
+      await this.taskPages.remove(projectId);
+      await this.seenTasks.clear(projectId);
     });
   }
 }

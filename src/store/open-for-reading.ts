@@ -5,12 +5,12 @@
 import { connectionOf, type MirrorHandle } from './handle.js';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../domain/index.js';
-import { openDatabase, type Db } from './database.js';
+import { openDatabase, type SqliteDb } from './database.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { REPORT_VIEW_NAMES } from './report-views.js';
 
 /** Opens `file` read-only; a missing file or one without the reporting views is a usage error. */
-export function openMirrorForReading(file: string): Db {
+export function openMirrorForReading(file: string): SqliteDb {
   if (!existsSync(file)) {
     throw new UsageError(`--db ${file} does not exist; run projmirror sync first`);
   }
@@ -42,9 +42,12 @@ export function openMirrorForReading(file: string): Db {
 }
 
 /** Checks that the mirror holds project `projectId`; a usage error naming it otherwise. */
-export function checkProject(mirror: MirrorHandle, projectId: string | undefined): void {
+export async function checkProject(
+  mirror: MirrorHandle,
+  projectId: string | undefined,
+): Promise<void> {
   if (projectId === undefined) return;
-  const found = connectionOf(mirror)
+  const found = await connectionOf(mirror)
     .prepare('SELECT 1 FROM projects WHERE id = ?')
     .pluck()
     .get(projectId);

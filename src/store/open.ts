@@ -4,11 +4,12 @@
  */
 import { existsSync } from 'node:fs';
 import { openDatabase } from './database.js';
-import { asDb, sqliteOf, type Db } from './db.js';
+import type { SqliteDb } from './db.js';
 import type { MirrorHandle } from './handle.js';
 import { openMirrorForReading } from './open-for-reading.js';
 import { openPostgres } from './postgres/open.js';
 import { isPostgresUrl } from './postgres/target.js';
+import { sqliteConnection } from './sqlite-connection.js';
 import { openMirrorFile } from './writable.js';
 
 /** `--db` and, for PostgreSQL, `--db-password-file`. */
@@ -35,23 +36,21 @@ export interface OpenMirrorOptions {
 }
 
 /** Opens the mirror for `mode`; a usage or store error in one line when it cannot. */
-export function openMirror(
+export async function openMirror(
   location: MirrorLocation,
   mode: OpenMode,
   options: OpenMirrorOptions = {},
-): MirrorHandle {
-  const db = openConnection(location, mode);
-  if (options.busyTimeoutMs !== undefined) {
-    sqliteOf(db)?.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
-  }
-  return db;
-}
-
-function openConnection(location: MirrorLocation, mode: OpenMode): Db {
+): Promise<MirrorHandle> {
   if (isPostgresUrl(location.db)) {
     const readonly = mode === 'report' || mode === 'read';
-    return asDb(openPostgres(location.db, { readonly, passwordFile: location.passwordFile }));
+    return openPostgres(location.db, { readonly, passwordFile: location.passwordFile });
   }
+  const db = openFile(location, mode);
+  if (options.busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+  return sqliteConnection(db);
+}
+
+function openFile(location: MirrorLocation, mode: OpenMode): SqliteDb {
   if (mode === 'write') return openMirrorFile(location.db);
   if (mode === 'report') return openMirrorForReading(location.db);
   return openDatabase(location.db, { readonly: mode === 'read' });
@@ -59,7 +58,7 @@ function openConnection(location: MirrorLocation, mode: OpenMode): Db {
 
 /** An empty mirror in memory, for showing the state of a mirror not made yet. */
 export function openEmptyMirror(): MirrorHandle {
-  return openDatabase(':memory:');
+  return sqliteConnection(openDatabase(':memory:'));
 }
 
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */

@@ -35,13 +35,16 @@ export class OutboxTargets {
   }
 
   /** What `op` targets in project `projectId` (`targetId` for a task or resource). */
-  read(op: string, projectId: string, targetId: string | null): TargetRecord {
+  async read(op: string, projectId: string, targetId: string | null): Promise<TargetRecord> {
     if (op === 'dependency.set') {
-      return { record: 'present', data: { dependencies: this.dependenciesStmt.all(projectId) } };
+      return {
+        record: 'present',
+        data: { dependencies: await this.dependenciesStmt.all(projectId) },
+      };
     }
     if (targetId === null) return { record: 'absent' };
     const statement = op.startsWith('resource.') ? this.resourceStmt : this.taskStmt;
-    const row = statement.get(projectId, targetId);
+    const row = await statement.get(projectId, targetId);
     if (row === undefined) return { record: 'absent' };
     return {
       record: 'present',

@@ -251,14 +251,14 @@ export class OutboxRepository {
    * Runs `fn` in one write transaction, begun IMMEDIATE; inside another transaction it nests as
    * a savepoint, so a failure in `fn` undoes only what `fn` wrote.
    */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction(fn, 'immediate');
   }
 
   /** Appends an item to its project's queue; its id and the idempotency key SQL gave it. */
-  insert(item: NewOutboxItem, now: number): { id: number; idempotencyKey: string } {
+  async insert(item: NewOutboxItem, now: number): Promise<{ id: number; idempotencyKey: string }> {
     const at = isoTime(now);
-    const row = this.insertStmt.get(
+    const row = await this.insertStmt.get(
       item.op,
       item.projectId,
       item.targetId,
@@ -272,8 +272,8 @@ export class OutboxRepository {
   }
 
   /** The item with this id, or undefined. */
-  get(id: number): OutboxItem | undefined {
-    const row = this.getStmt.get(id);
+  async get(id: number): Promise<OutboxItem | undefined> {
+    const row = await this.getStmt.get(id);
     return row === undefined ? undefined : rowToItem(row);
   }
 
@@ -281,16 +281,16 @@ export class OutboxRepository {
    * Inside the claim's transaction: the item, locked until the transaction ends; undefined when
    * it is gone or another daemon is claiming it right now.
    */
-  lockForClaim(id: number): OutboxItem | undefined {
-    const row = this.lockStmt.get(id);
+  async lockForClaim(id: number): Promise<OutboxItem | undefined> {
+    const row = await this.lockStmt.get(id);
     return row === undefined ? undefined : rowToItem(row);
   }
 
   /** Items in queue order, optionally of one state; `limit` bounds the count. */
-  list(filter: { state?: OutboxState; limit?: number } = {}): OutboxItem[] {
+  async list(filter: { state?: OutboxState; limit?: number } = {}): Promise<OutboxItem[]> {
     const where = filter.state === undefined ? '' : 'WHERE state = @state';
     const limit = filter.limit === undefined ? '' : 'LIMIT @limit';
-    const rows = this.db
+    const rows = await this.db
       .prepare<[{ state?: string; limit?: number }], ItemRow>(
         `SELECT ${ITEM_COLUMNS} FROM outbox ${where} ORDER BY id ${limit}`,
       )
@@ -299,28 +299,28 @@ export class OutboxRepository {
   }
 
   /** Items still to push (pending or sending), in queue order. */
-  unfinished(): OutboxItem[] {
-    return this.unfinishedStmt.all().map(rowToItem);
+  async unfinished(): Promise<OutboxItem[]> {
+    return (await this.unfinishedStmt.all()).map(rowToItem);
   }
 
   /** The first unfinished item of each project, in queue order. */
-  heads(): OutboxItem[] {
-    return this.headsStmt.all().map(rowToItem);
+  async heads(): Promise<OutboxItem[]> {
+    return (await this.headsStmt.all()).map(rowToItem);
   }
 
   /** How many items are pending or sending, by project. */
-  unfinishedByProject(): Map<string, number> {
-    return new Map(this.unfinishedByProjectStmt.all().map((row) => [row.projectId, row.n]));
+  async unfinishedByProject(): Promise<Map<string, number>> {
+    return new Map((await this.unfinishedByProjectStmt.all()).map((row) => [row.projectId, row.n]));
   }
 
   /** The outbox at a glance, for `status` and metrics. */
-  summary(now: number): OutboxSummary {
+  async summary(now: number): Promise<OutboxSummary> {
     const counts = Object.fromEntries(OUTBOX_STATES.map((state) => [state, 0])) as Record<
       OutboxState,
       number
     >;
-    for (const row of this.countsStmt.all()) counts[row.state] = row.n;
-    const oldest = this.oldestStmt.get() ?? null;
+    for (const row of await this.countsStmt.all()) counts[row.state] = row.n;
+    const oldest = (await this.oldestStmt.get()) ?? null;
     const oldestMs = oldest === null ? Number.NaN : Date.parse(oldest);
     return {
       counts,
@@ -330,71 +330,76 @@ export class OutboxRepository {
   }
 
   /** Moves an item to `sending`, counting one more attempt, with the exact body it is sent with. */
-  markSending(id: number, requestBody: string, now: number): void {
+  async markSending(id: number, requestBody: string, now: number): Promise<void> {
     const claimedBy = this.claimant === undefined ? [] : [this.claimant];
-    this.sendingStmt.run(requestBody, isoTime(now), ...claimedBy, id);
+    await this.sendingStmt.run(requestBody, isoTime(now), ...claimedBy, id);
   }
 
   /** Marks an item failed for good, with `error` as its `last_error`. */
-  markFailed(id: number, error: string, now: number): void {
-    this.failedStmt.run(error, isoTime(now), id);
+  async markFailed(id: number, error: string, now: number): Promise<void> {
+    await this.failedStmt.run(error, isoTime(now), id);
   }
 
   /** Marks an item done with the service's answer (JSON text) and an optional note. */
-  markDone(id: number, result: string | null, note: string | null, now: number): void {
-    this.doneStmt.run(result, note, isoTime(now), id);
+  async markDone(
+    id: number,
+    result: string | null,
+    note: string | null,
+    now: number,
+  ): Promise<void> {
+    await this.doneStmt.run(result, note, isoTime(now), id);
   }
 
   /** Puts an item that is `sending` back to `pending`, as `requeue` says. */
-  requeue(id: number, requeue: Requeue, now: number): void {
+  async requeue(id: number, requeue: Requeue, now: number): Promise<void> {
     const dueAt = requeue.dueAt === null ? null : isoTime(requeue.dueAt);
-    this.requeueStmt.run(requeue.error, dueAt, requeue.uncount ? 1 : 0, isoTime(now), id);
+    await this.requeueStmt.run(requeue.error, dueAt, requeue.uncount ? 1 : 0, isoTime(now), id);
   }
 
   /** Makes an item pending and due at once (attempts and last error kept). */
-  makeDue(id: number, now: number): void {
-    this.makeDueStmt.run(isoTime(now), id);
+  async makeDue(id: number, now: number): Promise<void> {
+    await this.makeDueStmt.run(isoTime(now), id);
   }
 
   /** Returns every item left in `sending` (by a process that died mid-push) to `pending`. */
-  recoverInterrupted(now: number): number {
-    return this.recoverStmt.run(isoTime(now)).changes;
+  async recoverInterrupted(now: number): Promise<number> {
+    return (await this.recoverStmt.run(isoTime(now))).changes;
   }
 
   /** Records the token an item is sent with, before its request goes out. */
-  setToken(id: number, label: string): void {
-    this.tokenStmt.run(label, id);
+  async setToken(id: number, label: string): Promise<void> {
+    await this.tokenStmt.run(label, id);
   }
 
   /** Puts an item in `conflict`, with its one-line reason and the values (JSON) in `conflict`. */
-  markConflict(id: number, error: string, conflict: string, now: number): void {
-    this.conflictStmt.run(error, conflict, isoTime(now), id);
+  async markConflict(id: number, error: string, conflict: string, now: number): Promise<void> {
+    await this.conflictStmt.run(error, conflict, isoTime(now), id);
   }
 
   /** A conflict resolved `--keep-local`: pending again, its base the present values. */
-  keepLocal(id: number, base: string | null, note: string, now: number): boolean {
-    return this.keepLocalStmt.run(base, note, isoTime(now), id).changes > 0;
+  async keepLocal(id: number, base: string | null, note: string, now: number): Promise<boolean> {
+    return (await this.keepLocalStmt.run(base, note, isoTime(now), id)).changes > 0;
   }
 
   /** The unfinished items after `id` that target the same record, in queue order. */
-  followers(item: Pick<OutboxItem, 'id' | 'projectId' | 'targetId'>): OutboxItem[] {
-    return this.followersStmt
-      .all(item.projectId, item.id, item.targetId, item.targetId)
-      .map(rowToItem);
+  async followers(item: Pick<OutboxItem, 'id' | 'projectId' | 'targetId'>): Promise<OutboxItem[]> {
+    return (
+      await this.followersStmt.all(item.projectId, item.id, item.targetId, item.targetId)
+    ).map(rowToItem);
   }
 
   /** Replaces an item's base (JSON text). */
-  setBase(id: number, base: string): void {
-    this.baseStmt.run(base, id);
+  async setBase(id: number, base: string): Promise<void> {
+    await this.baseStmt.run(base, id);
   }
 
   /** An item dropped for good, kept as `discarded` with the reason. */
-  discard(id: number, reason: string, now: number): void {
-    this.discardStmt.run(reason, isoTime(now), id);
+  async discard(id: number, reason: string, now: number): Promise<void> {
+    await this.discardStmt.run(reason, isoTime(now), id);
   }
 
   /** Deletes an item. */
-  remove(id: number): void {
-    this.deleteStmt.run(id);
+  async remove(id: number): Promise<void> {
+    await this.deleteStmt.run(id);
   }
 }

@@ -2,8 +2,8 @@
  * The store's port: what the engines ask of the database, as units of work that never hold up
  * the caller's thread. Each unit is one transaction or one read, sent with plain data and
  * answered with plain data; units run one at a time, in the order they were asked. The
- * implementations (`src/units/`) run where the connection is: a SQLite file's on a store thread
- * of its own, a PostgreSQL database's on the caller's thread.
+ * implementations (`src/units/`) run where the connection is: on a store thread of its own for a
+ * daemon's mirror, SQLite or PostgreSQL, or on the caller's thread for a connection it holds.
  */
 import type {
   Project,

@@ -55,27 +55,32 @@ export class ProjectRecordsRepository {
   }
 
   /** The JSON text of each record the mirror holds for a project, by id. */
-  dataById(projectId: string): Map<string, string> {
-    const rows = this.listStmt.all(projectId);
+  async dataById(projectId: string): Promise<Map<string, string>> {
+    const rows = await this.listStmt.all(projectId);
     return new Map(rows.map((row) => [row.id, row.data]));
   }
 
   /** The JSON text of one record the mirror holds, if any. */
-  data(projectId: string, id: string): string | undefined {
-    return this.dataStmt.get(projectId, id);
+  async data(projectId: string, id: string): Promise<string | undefined> {
+    return await this.dataStmt.get(projectId, id);
   }
 
   /** Writes one record (inserted or replaced). */
-  put(projectId: string, record: IdentifiedRecord, data: string, context: WriteContext): void {
+  async put(
+    projectId: string,
+    record: IdentifiedRecord,
+    data: string,
+    context: WriteContext,
+  ): Promise<void> {
     const typed = this.fields.map((field) => textColumn(record[field]));
-    this.putStmt.run(projectId, record.id, ...typed, data, context.at);
-    context.fields.note(this.kind, [record], context.at);
+    await this.putStmt.run(projectId, record.id, ...typed, data, context.at);
+    await context.fields.note(this.kind, [record], context.at);
     context.tally.rows += 1;
   }
 
   /** Deletes one record; true if it was there. */
-  remove(projectId: string, id: string, context: WriteContext): boolean {
-    const removed = this.deleteStmt.run(projectId, id).changes > 0;
+  async remove(projectId: string, id: string, context: WriteContext): Promise<boolean> {
+    const removed = (await this.deleteStmt.run(projectId, id)).changes > 0;
     if (removed) context.tally.rows += 1;
     return removed;
   }
@@ -85,24 +90,24 @@ export class ProjectRecordsRepository {
    * deleting those gone, except the ids in `keep`, which stay as they are. Returns the ids it
    * wrote or deleted.
    */
-  replace(
+  async replace(
     projectId: string,
     records: readonly IdentifiedRecord[],
     context: WriteContext,
     keep: ReadonlySet<string> = new Set(),
-  ): string[] {
+  ): Promise<string[]> {
     const touched: string[] = [];
-    const held = this.dataById(projectId);
+    const held = await this.dataById(projectId);
     for (const record of records) {
       const data = JSON.stringify(record);
       if (!keep.has(record.id) && !sameJson(held.get(record.id), data)) {
-        this.put(projectId, record, data, context);
+        await this.put(projectId, record, data, context);
         touched.push(record.id);
       }
       held.delete(record.id);
     }
     for (const id of held.keys()) {
-      if (!keep.has(id) && this.remove(projectId, id, context)) touched.push(id);
+      if (!keep.has(id) && (await this.remove(projectId, id, context))) touched.push(id);
     }
     return touched;
   }

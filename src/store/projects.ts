@@ -47,40 +47,40 @@ export class ProjectsRepository {
   }
 
   /** The JSON text the mirror holds for a project, if it mirrors it. */
-  data(projectId: string): string | undefined {
-    return this.dataStmt.get(projectId);
+  async data(projectId: string): Promise<string | undefined> {
+    return await this.dataStmt.get(projectId);
   }
 
   /** Writes a project unless the mirror holds exactly this JSON already; true when it wrote. */
-  put(project: Project, context: WriteContext): boolean {
+  async put(project: Project, context: WriteContext): Promise<boolean> {
     const data = JSON.stringify(project);
-    if (sameJson(this.dataStmt.get(project.id), data)) return false;
+    if (sameJson(await this.dataStmt.get(project.id), data)) return false;
     const active = typeof project.active === 'boolean' ? Number(project.active) : null;
     const reason = textColumn(project.readOnlyReason);
-    this.putStmt.run(project.id, textColumn(project.name), active, reason, data, context.at);
-    context.fields.note('projects', [project], context.at);
+    await this.putStmt.run(project.id, textColumn(project.name), active, reason, data, context.at);
+    await context.fields.note('projects', [project], context.at);
     context.tally.rows += 1;
     return true;
   }
 
   /** Deletes a project with everything mirrored under it. */
-  remove(projectId: string): void {
-    this.deleteStmt.run(projectId);
+  async remove(projectId: string): Promise<void> {
+    await this.deleteStmt.run(projectId);
   }
 
   /** Why the mirrored project is read-only; null when it is writable or not mirrored. */
-  readOnlyReason(projectId: string): string | null {
-    const reason = this.readOnlyStmt.get(projectId);
+  async readOnlyReason(projectId: string): Promise<string | null> {
+    const reason = await this.readOnlyStmt.get(projectId);
     return reason === undefined || reason === null || reason === '' ? null : reason;
   }
 
   /** Every mirrored project with its name, read-only reason and task count, by id. */
-  summaries(): ProjectSummary[] {
-    return this.summariesStmt.all();
+  async summaries(): Promise<ProjectSummary[]> {
+    return await this.summariesStmt.all();
   }
 
   /** The ids of every mirrored project. */
-  ids(): string[] {
-    return this.idsStmt.all();
+  async ids(): Promise<string[]> {
+    return await this.idsStmt.all();
   }
 }

@@ -8,8 +8,8 @@ export interface QueryRows {
 }
 
 /** Runs `sql` over `mirror`; its column names and rows (as arrays). */
-export function queryRows(mirror: MirrorHandle, sql: string): QueryRows {
+export async function queryRows(mirror: MirrorHandle, sql: string): Promise<QueryRows> {
   const statement = connectionOf(mirror).prepare(sql);
-  const columns = statement.columns().map((column) => column.name);
-  return { columns, rows: statement.raw().all() as unknown[][] };
+  const columns = (await statement.columns()).map((column) => column.name);
+  return { columns, rows: (await statement.raw().all()) as unknown[][] };
 }

@@ -44,35 +44,40 @@ export interface ViewFilter {
 }
 
 /** Reads a view in its stable order (or `orderBy`), optionally for one project, at most `limit` rows. */
-export function readView(
+export async function readView(
   mirror: MirrorHandle,
   view: ReportViewName,
   filter: ViewFilter = {},
   orderBy: string = REPORT_VIEWS[view],
   limit?: number,
-): ViewRows {
-  const { columns, types, statement, params } = prepareView(
+): Promise<ViewRows> {
+  const { columns, types, statement, params } = await prepareView(
     connectionOf(mirror),
     view,
     filter,
     orderBy,
     limit,
   );
-  return { columns, types, rows: statement.all(params) };
+  return { columns, types, rows: await statement.all(params) };
 }
 
 /** Iterates a view's rows in its stable order without holding them all, for large exports. */
-export function iterateView(
+export async function iterateView(
   mirror: MirrorHandle,
   view: ReportViewName,
   filter: ViewFilter = {},
-): { columns: string[]; types: Record<string, string>; rows: IterableIterator<Row> } {
+): Promise<{ columns: string[]; types: Record<string, string>; rows: AsyncIterableIterator<Row> }> {
   const db = connectionOf(mirror);
-  const { columns, types, statement, params } = prepareView(db, view, filter, REPORT_VIEWS[view]);
+  const { columns, types, statement, params } = await prepareView(
+    db,
+    view,
+    filter,
+    REPORT_VIEWS[view],
+  );
   return { columns, types, rows: statement.iterate(params) };
 }
 
-function prepareView(
+async function prepareView(
   db: Db,
   view: ReportViewName,
   filter: ViewFilter,
@@ -84,7 +89,7 @@ function prepareView(
     `SELECT * FROM ${view} ${byProject ? 'WHERE project_id = @projectId' : ''} ORDER BY ${orderBy}
      ${limit === undefined ? '' : `LIMIT ${Math.floor(limit)}`}`,
   );
-  const described = statement.columns() as { name: string; type?: string | null }[];
+  const described = await statement.columns();
   const types: Record<string, string> = {};
   for (const { name, type } of described) if (typeof type === 'string') types[name] = type;
   return {
@@ -96,14 +101,16 @@ function prepareView(
 }
 
 /** Today as the views see it (`v_today`): the calendar day and the time zone it is taken in. */
-export function reportToday(mirror: MirrorHandle): { day: string; timezone: string } {
-  return connectionOf(mirror)
+export async function reportToday(
+  mirror: MirrorHandle,
+): Promise<{ day: string; timezone: string }> {
+  return (await connectionOf(mirror)
     .prepare<[], { day: string; timezone: string }>(`SELECT day, timezone FROM v_today`)
-    .get()!;
+    .get())!;
 }
 
 /** The outbox items waiting in conflict (`v_outbox_conflicts`), in queue order. */
-export function readOutboxConflicts(mirror: MirrorHandle): Row[] {
+export function readOutboxConflicts(mirror: MirrorHandle): Promise<Row[]> {
   return connectionOf(mirror)
     .prepare<[], Row>(
       'SELECT id, op, project_id, target_id, fields, last_error, queued_at FROM v_outbox_conflicts ORDER BY id',

@@ -6,6 +6,7 @@
  */
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
+import { sqliteOf } from './sqlite-connection.js';
 import type { WriteContext } from './write-context.js';
 
 const SEEN_TASKS_DDL = `CREATE TEMP TABLE IF NOT EXISTS seen_tasks (
@@ -33,7 +34,7 @@ export class SeenTasks {
 
   constructor(db: Db) {
     // PostgreSQL's session creates it on every (re)connection: see `PG_SESSION_TABLES`.
-    if (dialectOf(db) === 'sqlite') db.exec(`${SEEN_TASKS_DDL} WITHOUT ROWID`);
+    sqliteOf(db)?.exec(`${SEEN_TASKS_DDL} WITHOUT ROWID`);
     this.clearStmt = db.prepare('DELETE FROM seen_tasks WHERE project_id = ?');
     this.markStmt = db.prepare(
       'INSERT INTO seen_tasks (project_id, id) VALUES (?, ?) ON CONFLICT DO NOTHING',
@@ -64,23 +65,23 @@ export class SeenTasks {
   }
 
   /** Forgets what a project's pass has seen. */
-  clear(projectId: string): void {
-    this.clearStmt.run(projectId);
+  async clear(projectId: string): Promise<void> {
+    await this.clearStmt.run(projectId);
   }
 
   /** Notes a task as seen; false if it was seen already (a row read twice). */
-  mark(projectId: string, taskId: string): boolean {
-    return this.markStmt.run(projectId, taskId).changes === 1;
+  async mark(projectId: string, taskId: string): Promise<boolean> {
+    return (await this.markStmt.run(projectId, taskId)).changes === 1;
   }
 
   /**
    * Notes the tasks of one page as seen; the first id seen already (or twice in `taskIds`), if
    * any. One statement for the page on both engines, instead of one per task.
    */
-  markAll(projectId: string, taskIds: readonly string[]): string | undefined {
+  async markAll(projectId: string, taskIds: readonly string[]): Promise<string | undefined> {
     // SQLite takes the page's ids as one JSON array, PostgreSQL as an array parameter.
     const ids = this.sqlite ? JSON.stringify(taskIds) : [...taskIds];
-    const added = this.markAllStmt.pluck().all({ projectId, ids }) as string[];
+    const added = (await this.markAllStmt.pluck().all({ projectId, ids })) as string[];
     if (added.length === taskIds.length) return undefined;
     const fresh = new Set(added);
     const counted = new Set<string>();
@@ -92,21 +93,21 @@ export class SeenTasks {
   }
 
   /** How many task ids the project's pass has seen. */
-  count(projectId: string): number {
-    return this.seenStmt.get(projectId) ?? 0;
+  async count(projectId: string): Promise<number> {
+    return (await this.seenStmt.get(projectId)) ?? 0;
   }
 
   /** How many of the project's tasks this pass has not seen (a scan of the project's tasks). */
-  countUnseen(projectId: string): number {
-    return this.countStmt.get({ projectId }) ?? 0;
+  async countUnseen(projectId: string): Promise<number> {
+    return (await this.countStmt.get({ projectId })) ?? 0;
   }
 
   /** Deletes (and records) the project's tasks this pass did not see; returns how many. */
-  removeUnseen(projectId: string, context: WriteContext): number {
+  async removeUnseen(projectId: string, context: WriteContext): Promise<number> {
     if (context.history) {
-      context.tally.history += this.historyStmt.run({ projectId, at: context.at }).changes;
+      context.tally.history += (await this.historyStmt.run({ projectId, at: context.at })).changes;
     }
-    const removed = this.deleteStmt.run({ projectId }).changes;
+    const removed = (await this.deleteStmt.run({ projectId })).changes;
     context.tally.rows += removed;
     return removed;
   }

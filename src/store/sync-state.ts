@@ -87,33 +87,37 @@ export class SyncStateRepository {
   }
 
   /** A project's bookkeeping, if it has any. */
-  get(projectId: string): SyncState | undefined {
-    return this.getStmt.get(projectId);
+  async get(projectId: string): Promise<SyncState | undefined> {
+    return await this.getStmt.get(projectId);
   }
 
   /** Every project's bookkeeping, by project id. */
-  list(): SyncState[] {
-    return this.listStmt.all();
+  async list(): Promise<SyncState[]> {
+    return await this.listStmt.all();
   }
 
   /** True once the project's first full pass committed: from then on history is recorded. */
-  hasBaseline(projectId: string): boolean {
-    return this.getStmt.get(projectId)?.backfill === 'done';
+  async hasBaseline(projectId: string): Promise<boolean> {
+    return (await this.getStmt.get(projectId))?.backfill === 'done';
   }
 
   /** Marks the project's first full pass as under way. */
-  beginBackfill(projectId: string): void {
-    this.beginStmt.run(projectId);
+  async beginBackfill(projectId: string): Promise<void> {
+    await this.beginStmt.run(projectId);
   }
 
   /** Records how far the backfill in hand has read (a null total keeps the one held). */
-  backfillProgress(projectId: string, pagesRead: number, totalCount: number | null): void {
-    this.progressStmt.run(pagesRead, totalCount, projectId);
+  async backfillProgress(
+    projectId: string,
+    pagesRead: number,
+    totalCount: number | null,
+  ): Promise<void> {
+    await this.progressStmt.run(pagesRead, totalCount, projectId);
   }
 
   /** Records a consistent pass: the backfill is done, the error cleared. */
-  passCompleted(projectId: string, pass: PassRecord): void {
-    this.completedStmt.run({
+  async passCompleted(projectId: string, pass: PassRecord): Promise<void> {
+    await this.completedStmt.run({
       projectId,
       pagesRead: pass.pagesRead,
       totalCount: pass.totalCount,
@@ -124,17 +128,17 @@ export class SyncStateRepository {
   }
 
   /** Records why a pass failed. */
-  passFailed(projectId: string, error: string, at: string): void {
-    this.failedStmt.run(projectId, error, at);
+  async passFailed(projectId: string, error: string, at: string): Promise<void> {
+    await this.failedStmt.run(projectId, error, at);
   }
 
   /** Records that an event changed a mirrored row of the project. */
-  changed(projectId: string, at: string): void {
-    this.changedStmt.run(projectId, at);
+  async changed(projectId: string, at: string): Promise<void> {
+    await this.changedStmt.run(projectId, at);
   }
 
   /** Forgets a project's bookkeeping. */
-  remove(projectId: string): void {
-    this.removeStmt.run(projectId);
+  async remove(projectId: string): Promise<void> {
+    await this.removeStmt.run(projectId);
   }
 }

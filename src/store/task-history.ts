@@ -52,9 +52,14 @@ export class TaskHistoryRepository {
   }
 
   /** Records one change of a task, when the context records history. */
-  append(taskId: string, projectId: string, change: FieldChange, context: WriteContext): void {
+  async append(
+    taskId: string,
+    projectId: string,
+    change: FieldChange,
+    context: WriteContext,
+  ): Promise<void> {
     if (!context.history) return;
-    this.insertStmt.run(
+    await this.insertStmt.run(
       taskId,
       projectId,
       context.at,

@@ -58,35 +58,38 @@ export class TaskPagesRepository {
   }
 
   /** The ETag and row count of every kept page of a project at `pageSize`, without their rows. */
-  heads(projectId: string, pageSize: number): Array<KeptPageHead & { page: number }> {
-    return this.headsStmt.all(projectId, pageSize);
+  async heads(
+    projectId: string,
+    pageSize: number,
+  ): Promise<Array<KeptPageHead & { page: number }>> {
+    return await this.headsStmt.all(projectId, pageSize);
   }
 
   /** The kept copy of one page, if any. */
-  get(projectId: string, pageSize: number, page: number): KeptPage | undefined {
-    return this.getStmt.get(projectId, pageSize, page);
+  async get(projectId: string, pageSize: number, page: number): Promise<KeptPage | undefined> {
+    return await this.getStmt.get(projectId, pageSize, page);
   }
 
   /** Keeps a page's rows (JSON texts) under its ETag, replacing the copy before. */
-  put(
+  async put(
     projectId: string,
     pageSize: number,
     page: number,
     etag: string | undefined,
     texts: readonly string[],
     readAt: string,
-  ): void {
+  ): Promise<void> {
     const rows = encodeRows(texts);
-    this.putStmt.run(projectId, pageSize, page, etag ?? null, texts.length, readAt, rows);
+    await this.putStmt.run(projectId, pageSize, page, etag ?? null, texts.length, readAt, rows);
   }
 
   /** Drops the pages a consistent pass no longer uses: other page sizes and pages past the last. */
-  prune(projectId: string, pageSize: number, lastPage: number): void {
-    this.pruneStmt.run(projectId, pageSize, lastPage);
+  async prune(projectId: string, pageSize: number, lastPage: number): Promise<void> {
+    await this.pruneStmt.run(projectId, pageSize, lastPage);
   }
 
   /** Drops every kept page of a project. */
-  remove(projectId: string): void {
-    this.removeStmt.run(projectId);
+  async remove(projectId: string): Promise<void> {
+    await this.removeStmt.run(projectId);
   }
 }

@@ -2,6 +2,7 @@
 import type { JsonObject, Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
+import { sqliteOf } from './sqlite-connection.js';
 import { TaskHistoryRepository, trackedChanges } from './task-history.js';
 import {
   assigneesOf,
@@ -36,18 +37,15 @@ export class TasksRepository {
   private readonly insertAllStmt;
   private readonly findAllStmt;
   private readonly addAssigneesStmt;
+  /** SQLite: a page's inserts run in one synchronous loop (`insertPage`). */
+  private readonly sqliteInsert;
 
   constructor(db: Db, history: TaskHistoryRepository) {
     this.history = history;
     this.findStmt = db.prepare<[string], StoredTask>(
       `SELECT project_id AS projectId, name, updated_at AS updatedAt, data FROM tasks WHERE id = ?`,
     );
-    this.insertStmt = db.prepare(
-      `INSERT INTO tasks (id, project_id, name, start_date, end_date, status, progress, updated_at,
-         data, synced_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO NOTHING`,
-    );
+    this.insertStmt = db.prepare(INSERT_TASK);
     this.updateStmt = db.prepare(
       `UPDATE tasks SET project_id = ?, name = ?, start_date = ?, end_date = ?, status = ?,
          progress = ?, updated_at = ?, data = ?, synced_at = ?
@@ -55,9 +53,7 @@ export class TasksRepository {
     );
     this.deleteStmt = db.prepare('DELETE FROM tasks WHERE id = ?');
     this.clearAssigneesStmt = db.prepare('DELETE FROM task_assignees WHERE task_id = ?');
-    this.addAssigneeStmt = db.prepare(
-      'INSERT INTO task_assignees (task_id, member_id) VALUES (?, ?) ON CONFLICT DO NOTHING',
-    );
+    this.addAssigneeStmt = db.prepare(ADD_ASSIGNEE);
     this.countStmt = db.prepare<[string], number>(
       'SELECT count(*) FROM tasks WHERE project_id = ?',
     );
@@ -84,11 +80,16 @@ export class TasksRepository {
     this.addAssigneesStmt = postgres
       ? db.prepare(`${PG_ASSIGN_PAGE} ON CONFLICT DO NOTHING`)
       : undefined;
+    const sqlite = sqliteOf(db);
+    this.sqliteInsert = sqlite && {
+      task: sqlite.prepare(INSERT_TASK),
+      assignee: sqlite.prepare(ADD_ASSIGNEE),
+    };
   }
 
   /** The mirror's copy of a task, if any. */
-  find(taskId: string): StoredTask | undefined {
-    return this.findStmt.get(taskId);
+  async find(taskId: string): Promise<StoredTask | undefined> {
+    return await this.findStmt.get(taskId);
   }
 
   /**
@@ -96,36 +97,42 @@ export class TasksRepository {
    * missing, of another project, or with other data. On PostgreSQL one statement for the page,
    * compared there (`jsonb`), instead of a round trip and two parses per task.
    */
-  anyDiffers(projectId: string, rows: ReadonlyArray<readonly [string, string]>): boolean {
+  async anyDiffers(
+    projectId: string,
+    rows: ReadonlyArray<readonly [string, string]>,
+  ): Promise<boolean> {
     if (rows.length === 0) return false;
     if (this.differsStmt === undefined) {
-      return rows.some(([taskId, text]) => {
-        const held = this.findStmt.get(taskId);
-        return held === undefined || held.projectId !== projectId || !sameJson(held.data, text);
-      });
+      for (const [taskId, text] of rows) {
+        const held = await this.findStmt.get(taskId);
+        if (held === undefined || held.projectId !== projectId || !sameJson(held.data, text)) {
+          return true;
+        }
+      }
+      return false;
     }
     const ids = rows.map(([taskId]) => taskId);
     const texts = rows.map(([, text]) => text);
-    return this.differsStmt.get({ projectId, ids, texts }) !== undefined;
+    return (await this.differsStmt.get({ projectId, ids, texts })) !== undefined;
   }
 
   /**
    * Writes `task` of `projectId`, whose JSON text is `data`, unless the mirror already holds that
    * exact text; records its creation or the tracked fields that changed. True when it wrote.
    */
-  put(projectId: string, task: Task, data: string, context: WriteContext): boolean {
-    return this.putRead(this.find(task.id), projectId, task, data, context);
+  async put(projectId: string, task: Task, data: string, context: WriteContext): Promise<boolean> {
+    return this.putRead(await this.find(task.id), projectId, task, data, context);
   }
 
   /** `put` over `held`, the mirror's copy the caller has just read (`find`): read once. */
-  putRead(
+  async putRead(
     held: StoredTask | undefined,
     projectId: string,
     task: Task,
     data: string,
     context: WriteContext,
-  ): boolean {
-    context.fields.note('tasks', [task], context.at);
+  ): Promise<boolean> {
+    await context.fields.note('tasks', [task], context.at);
     return this.putOver(held, projectId, task, data, context);
   }
 
@@ -133,122 +140,153 @@ export class TasksRepository {
    * `put` for a page of tasks. On PostgreSQL the page's stored rows are read in one statement,
    * instead of one round trip per task; only the tasks that changed are written.
    */
-  putAll(
+  async putAll(
     projectId: string,
     rows: ReadonlyArray<readonly [Task, string]>,
     context: WriteContext,
-  ): void {
-    context.fields.note(
+  ): Promise<void> {
+    await context.fields.note(
       'tasks',
       rows.map(([task]) => task),
       context.at,
     );
     if (this.findAllStmt === undefined) {
       for (const [task, text] of rows) {
-        this.putOver(this.findStmt.get(task.id), projectId, task, text, context);
+        await this.putOver(await this.findStmt.get(task.id), projectId, task, text, context);
       }
       return;
     }
     if (rows.length === 0) return;
-    const stored = this.findAllStmt.all({ ids: rows.map(([task]) => task.id) }) as Array<
-      StoredTask & { id: string }
-    >;
+    const ids = rows.map(([task]) => task.id);
+    const stored = (await this.findAllStmt.all({ ids })) as Array<StoredTask & { id: string }>;
     const byId = new Map(stored.map((row) => [row.id, row]));
-    for (const [task, text] of rows)
-      this.putOver(byId.get(task.id), projectId, task, text, context);
+    for (const [task, text] of rows) {
+      await this.putOver(byId.get(task.id), projectId, task, text, context);
+    }
   }
 
   /** Writes `task` over `old`, the mirror's copy read just before (undefined: none). */
-  private putOver(
+  private async putOver(
     old: StoredTask | undefined,
     projectId: string,
     task: Task,
     data: string,
     context: WriteContext,
-  ): boolean {
+  ): Promise<boolean> {
     if (old === undefined) return this.insert(projectId, task, data, context);
     if (old.projectId === projectId && sameJson(old.data, data)) return false;
-    this.updateStmt.run(projectId, ...taskColumns(task), data, context.at, task.id);
+    await this.updateStmt.run(projectId, ...taskColumns(task), data, context.at, task.id);
     for (const change of trackedChanges(JSON.parse(old.data) as JsonObject, task)) {
-      if (change.field === 'assignees') this.setAssignees(task.id, assigneesOf(task));
-      this.history.append(task.id, projectId, change, context);
+      if (change.field === 'assignees') await this.setAssignees(task.id, assigneesOf(task));
+      await this.history.append(task.id, projectId, change, context);
     }
     context.tally.rows += 1;
     return true;
   }
 
-  private insertOrPut(projectId: string, task: Task, data: string, context: WriteContext) {
-    if (this.insert(projectId, task, data, context)) return true;
-    return this.putOver(this.findStmt.get(task.id), projectId, task, data, context);
-  }
-
   /**
-   * `put` for a page of tasks most likely new (a first backfill), trying the insert first. On PostgreSQL the tasks new to the mirror are inserted, with
-   * their assignees and history, in three statements for the page instead of two or more round
-   * trips per task; those already there go through `put`.
+   * `put` for a page of tasks most likely new (a first backfill), trying the insert first
+   * (`insertPage`); those already there go through `put`.
    */
-  putAllNew(
+  async putAllNew(
     projectId: string,
     rows: ReadonlyArray<readonly [Task, string]>,
     context: WriteContext,
-  ): void {
-    context.fields.note(
+  ): Promise<void> {
+    await context.fields.note(
       'tasks',
       rows.map(([task]) => task),
       context.at,
     );
-    if (this.insertAllStmt === undefined || this.addAssigneesStmt === undefined) {
-      for (const [task, text] of rows) this.insertOrPut(projectId, task, text, context);
-      return;
-    }
     if (rows.length === 0) return;
-    const inserted = new Set(
-      this.insertAllStmt
-        .pluck()
-        .all({ projectId, at: context.at, ...pageArrays(rows) }) as string[],
-    );
-    const assigned = pageAssignments(rows.filter(([task]) => inserted.has(task.id)));
-    if (assigned.tasks.length > 0) this.addAssigneesStmt.run(assigned);
+    const inserted = await this.insertPage(projectId, rows, context.at);
     for (const [task, text] of rows) {
       if (!inserted.has(task.id)) {
-        this.putOver(this.findStmt.get(task.id), projectId, task, text, context);
+        await this.putOver(await this.findStmt.get(task.id), projectId, task, text, context);
         continue;
       }
-      this.history.append(task.id, projectId, created(textColumn(task.name)), context);
+      if (context.history) {
+        await this.history.append(task.id, projectId, created(textColumn(task.name)), context);
+      }
       context.tally.rows += 1;
     }
   }
 
+  /**
+   * Inserts the tasks of `rows` the mirror does not hold, with their assignees; the ids it
+   * inserted. PostgreSQL: two statements for the page instead of two or more round trips per
+   * task. SQLite: one synchronous loop, better-sqlite3 answering each insert at once (a promise
+   * per row would cost more than the insert).
+   */
+  private async insertPage(
+    projectId: string,
+    rows: ReadonlyArray<readonly [Task, string]>,
+    at: string,
+  ): Promise<Set<string>> {
+    const inserted = new Set<string>();
+    if (this.sqliteInsert !== undefined) {
+      for (const [task, data] of rows) {
+        const row = [task.id, projectId, ...taskColumns(task), data, at];
+        if (this.sqliteInsert.task.run(row).changes === 0) continue;
+        for (const memberId of assigneesOf(task)) this.sqliteInsert.assignee.run(task.id, memberId);
+        inserted.add(task.id);
+      }
+      return inserted;
+    }
+    const { insertAllStmt, addAssigneesStmt } = this;
+    if (insertAllStmt === undefined || addAssigneesStmt === undefined) {
+      throw new Error('no page insert for this engine');
+    }
+    const page = { projectId, at, ...pageArrays(rows) };
+    for (const id of (await insertAllStmt.pluck().all(page)) as string[]) inserted.add(id);
+    const assigned = pageAssignments(rows.filter(([task]) => inserted.has(task.id)));
+    if (assigned.tasks.length > 0) await addAssigneesStmt.run(assigned);
+    return inserted;
+  }
+
   /** Inserts a task that is not in the mirror yet; false (and nothing written) if it is. */
-  private insert(projectId: string, task: Task, data: string, context: WriteContext): boolean {
+  private async insert(
+    projectId: string,
+    task: Task,
+    data: string,
+    context: WriteContext,
+  ): Promise<boolean> {
     const row = [task.id, projectId, ...taskColumns(task), data, context.at];
-    if (this.insertStmt.run(row).changes === 0) return false;
-    for (const memberId of assigneesOf(task)) this.addAssigneeStmt.run(task.id, memberId);
-    this.history.append(task.id, projectId, created(textColumn(task.name)), context);
+    if ((await this.insertStmt.run(row)).changes === 0) return false;
+    for (const memberId of assigneesOf(task)) await this.addAssigneeStmt.run(task.id, memberId);
+    await this.history.append(task.id, projectId, created(textColumn(task.name)), context);
     context.tally.rows += 1;
     return true;
   }
 
   /** Deletes a task of `projectId` (its assignees go with it) and records it. True if it was there. */
-  remove(projectId: string, taskId: string, context: WriteContext): boolean {
-    const old = this.findStmt.get(taskId);
+  async remove(projectId: string, taskId: string, context: WriteContext): Promise<boolean> {
+    const old = await this.findStmt.get(taskId);
     if (old === undefined || old.projectId !== projectId) return false;
-    this.deleteStmt.run(taskId);
-    this.history.append(taskId, projectId, deleted(old.name), context);
+    await this.deleteStmt.run(taskId);
+    await this.history.append(taskId, projectId, deleted(old.name), context);
     context.tally.rows += 1;
     return true;
   }
 
   /** How many tasks the mirror holds for a project. */
-  count(projectId: string): number {
-    return this.countStmt.get(projectId) ?? 0;
+  async count(projectId: string): Promise<number> {
+    return (await this.countStmt.get(projectId)) ?? 0;
   }
 
-  private setAssignees(taskId: string, memberIds: readonly string[]): void {
-    this.clearAssigneesStmt.run(taskId);
-    for (const memberId of memberIds) this.addAssigneeStmt.run(taskId, memberId);
+  private async setAssignees(taskId: string, memberIds: readonly string[]): Promise<void> {
+    await this.clearAssigneesStmt.run(taskId);
+    for (const memberId of memberIds) await this.addAssigneeStmt.run(taskId, memberId);
   }
 }
+
+const INSERT_TASK = `INSERT INTO tasks (id, project_id, name, start_date, end_date, status,
+    progress, updated_at, data, synced_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (id) DO NOTHING`;
+
+const ADD_ASSIGNEE =
+  'INSERT INTO task_assignees (task_id, member_id) VALUES (?, ?) ON CONFLICT DO NOTHING';
 
 /**
  * PostgreSQL: a page of tasks inserted in one statement, from the arrays of `pageArrays` and the

@@ -5,8 +5,8 @@
  * view whose fields changed (in the commit of a pass after a new field was noted, so a new field
  * appears after the pass that first saw it). Each column's declared type is inferred from every kind of value seen in the field.
  */
-import type { Db } from './database.js';
-import { dialectOf } from './db.js';
+import type { Db, SqliteDb } from './database.js';
+import { sqliteOf } from './sqlite-connection.js';
 
 /** A mirrored table, its wide view, and the view's leading columns (column, table column). */
 interface WideView {
@@ -70,13 +70,13 @@ const VALUE_TYPE_SQL = `CASE j.type
  * Notes the fields of the rows already held (a mirror made or migrated: the writer notes those
  * of every row it writes from then on, `data-fields.ts`) and creates the views.
  */
-export function installWideViews(db: Db): void {
+export function installWideViews(db: SqliteDb): void {
   noteHeldFields(db);
-  refreshWideViews(db);
+  refreshSqliteWideViews(db);
 }
 
 /** Notes in `data_fields` every field and kind of value in the `data` of the rows held. */
-export function noteHeldFields(db: Db): void {
+export function noteHeldFields(db: SqliteDb): void {
   for (const [kind, { table }] of Object.entries(WIDE_VIEWS)) {
     db.exec(`INSERT OR IGNORE INTO data_fields
   SELECT '${kind}', j.key, ${VALUE_TYPE_SQL}, min(t.synced_at)
@@ -88,12 +88,16 @@ export function noteHeldFields(db: Db): void {
  * Makes each wide view match `data_fields`, replacing only the views whose columns changed.
  * Returns the names of the views it (re)created. Runs inside the caller's write transaction.
  */
-export function refreshWideViews(db: Db): string[] {
+export async function refreshWideViews(db: Db): Promise<string[]> {
+  const sqlite = sqliteOf(db);
+  if (sqlite !== undefined) return refreshSqliteWideViews(sqlite);
   // PostgreSQL's dialect keeps its views with a function of schema.pg.sql, in the same terms.
-  if (dialectOf(db) === 'postgres') {
-    db.prepare('SELECT refresh_wide_views()').get();
-    return [];
-  }
+  await db.prepare('SELECT refresh_wide_views()').get();
+  return [];
+}
+
+/** `refreshWideViews` of a SQLite mirror, synchronous (migrations run it too). */
+function refreshSqliteWideViews(db: SqliteDb): string[] {
   const rows = db
     .prepare<[], { kind: string; field: string; types: string }>(
       `SELECT record_kind AS kind, field, group_concat(value_type) AS types

@@ -1,6 +1,6 @@
 /** Opening the mirror for a command that writes it. */
 import { StoreError } from '../domain/index.js';
-import { openDatabase, type Db } from './database.js';
+import { openDatabase, type SqliteDb } from './database.js';
 import { connectionOf, type MirrorHandle } from './handle.js';
 
 /**
@@ -8,7 +8,7 @@ import { connectionOf, type MirrorHandle } from './handle.js';
  * written (a read-only file, directory or mount, which SQLite opens read-only without a word),
  * so that `sync`, `push` and `run` stop at once instead of failing every write.
  */
-export function openMirrorFile(file: string): Db {
+export function openMirrorFile(file: string): SqliteDb {
   const db = openDatabase(file);
   try {
     assertWritable(db, file);
@@ -23,7 +23,7 @@ export function openMirrorFile(file: string): Db {
  * The probe writes nothing: a DELETE that matches no row still needs a write transaction. A lock
  * held by another writer is not read-only: the command's own writes wait for it as usual.
  */
-function assertWritable(db: Db, file: string): void {
+function assertWritable(db: SqliteDb, file: string): void {
   try {
     db.prepare('DELETE FROM daemon_state WHERE 0').run();
   } catch (error) {
@@ -42,8 +42,11 @@ function assertWritable(db: Db, file: string): void {
  * (waiting, as writes do, while another writer holds it), and writes nothing. A DELETE that
  * matches no row still takes the lock (and, on PostgreSQL, a round trip).
  */
-export function writeProbe(mirror: MirrorHandle): () => void {
+export function writeProbe(mirror: MirrorHandle): () => Promise<void> {
   const db = connectionOf(mirror);
-  const probe = db.transaction(() => db.prepare('DELETE FROM daemon_state WHERE 0 = 1').run());
-  return () => probe.immediate();
+  const probe = db.prepare('DELETE FROM daemon_state WHERE 0 = 1');
+  return () =>
+    db.transaction(async () => {
+      await probe.run();
+    }, 'immediate');
 }

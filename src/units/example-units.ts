@@ -11,7 +11,7 @@ export class ExampleUnits {
   }
 
   /** The column names and rows (as arrays) of `sql`. */
-  rows(sql: string): QueryRows {
+  rows(sql: string): Promise<QueryRows> {
     return queryRows(this.mirror, sql);
   }
 }

@@ -4,14 +4,14 @@ import { writeProbe } from '../store/writable.js';
 
 /** Probes the database as a writer would meet it. */
 export class HealthUnits {
-  private readonly probe: () => void;
+  private readonly probe: () => Promise<void>;
 
   constructor(mirror: MirrorHandle) {
     this.probe = writeProbe(mirror);
   }
 
   /** Takes and gives back the write lock; waits, as writes do, while another writer holds it. */
-  probeWrite(): void {
-    this.probe();
+  probeWrite(): Promise<void> {
+    return this.probe();
   }
 }

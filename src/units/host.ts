@@ -1,7 +1,7 @@
 /**
  * The store's host: every unit of work over one connection, grouped by what the engines need.
- * It runs where the connection is (the store thread), synchronously, one unit
- * at a time; `PortOf<StoreHost>` is how everything else asks it.
+ * It runs where the connection is (the store thread), one unit at a time, each to its end
+ * (`queue.ts`); `PortOf<StoreHost>` is how everything else asks it.
  */
 import { SOLE_OWNER, type Clock } from '../domain/index.js';
 import type { MirrorHandle } from '../store/handle.js';

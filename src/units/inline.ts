@@ -8,29 +8,33 @@ import type { MirrorHandle } from '../store/handle.js';
 import { createHost, type StoreHost } from './host.js';
 import type { LeaseKeeper } from './leases.js';
 import type { Store } from '../store/port.js';
+import { SerialQueue } from './queue.js';
 import { portOver, runUnit, UnitTracker } from './units.js';
 
-/** A store whose units run on this thread over `mirror`, which `close()` closes when `owned`. */
+/**
+ * A store whose units run on this thread over `mirror`, which `close()` closes when `owned`; in
+ * the line of `queue` when given (shared with the leases' heartbeats).
+ */
 export function inlineStore(
   mirror: MirrorHandle,
-  options: { clock: Clock; keeper?: LeaseKeeper | undefined; owned?: boolean },
+  options: { clock: Clock; keeper?: LeaseKeeper | undefined; owned?: boolean; queue?: SerialQueue },
 ): Store {
   const host = createHost(mirror, options.clock, options.keeper);
   const tracker = new UnitTracker(() => Date.now());
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = options.queue ?? new SerialQueue();
   let next = 0;
   const ask = (group: string, method: string, args: unknown[]): Promise<unknown> => {
     const id = next++;
     tracker.begin(id);
-    const run = queue.then(() => runUnit(host as never, group, method, args));
-    queue = run.catch(() => undefined);
-    return run.finally(() => tracker.end(id));
+    return queue
+      .run(() => runUnit(host as never, group, method, args))
+      .finally(() => tracker.end(id));
   };
   const port = portOver<StoreHost>(ask);
   return Object.assign(Object.create(port) as Store, {
     progress: () => tracker.progress(),
     close: async () => {
-      await queue;
+      await queue.drained();
       if (options.owned && mirror.open) mirror.close();
     },
   });

@@ -46,6 +46,11 @@ export interface LeaseKeeperOptions {
   leaseMs?: number;
   /** Renew on a timer every third of the lease time (default); false: only by `heartbeat()`. */
   autoRenew?: boolean;
+  /**
+   * How the keeper's own work (its heartbeats) joins the connection's line of units, so that it
+   * never runs inside a unit's transaction (`SerialQueue.run`). At once when not given.
+   */
+  serially?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** This process's identity: host, pid and a random suffix (two runs never share one). */
@@ -76,19 +81,28 @@ export class LeaseKeeper implements ProjectFence {
   private readonly givenBack = new Map<string, number>();
   private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
   private readonly heartbeatListeners = new Set<() => void>();
+  private readonly serially: <T>(work: () => Promise<T>) => Promise<T>;
 
-  constructor(options: LeaseKeeperOptions) {
+  private constructor(options: LeaseKeeperOptions) {
     this.coordination = options.coordination;
     this.logger = options.logger;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.identity = daemonIdentity(options.tokens, options.version);
-    this.coordination.register(this.identity);
-    this.renewedAt = Date.now();
-    this.running = true;
+    this.serially = options.serially ?? ((work) => work());
+  }
+
+  /** Registers the daemon and starts renewing its leases (every third of a lease). */
+  static async start(options: LeaseKeeperOptions): Promise<LeaseKeeper> {
+    const keeper = new LeaseKeeper(options);
+    await keeper.serially(() => keeper.coordination.register(keeper.identity));
+    keeper.renewedAt = Date.now();
+    keeper.running = true;
     if (options.autoRenew ?? true) {
-      this.timer = setInterval(() => this.heartbeat(), Math.max(1, Math.floor(this.leaseMs / 3)));
-      this.timer.unref();
+      const every = Math.max(1, Math.floor(keeper.leaseMs / 3));
+      keeper.timer = setInterval(() => void keeper.serially(() => keeper.heartbeat()), every);
+      keeper.timer.unref();
     }
+    return keeper;
   }
 
   /** Calls `listener` with the projects taken over by a heartbeat (to pass them and push). */
@@ -115,8 +129,8 @@ export class LeaseKeeper implements ProjectFence {
     return heldIn({ held, renewedAt, leaseMs }, projectId, Date.now());
   }
 
-  fence(projectId: string): void {
-    if (this.coordination.holds(this.identity.id, projectId)) return;
+  async fence(projectId: string): Promise<void> {
+    if (await this.coordination.holds(this.identity.id, projectId)) return;
     this.held.delete(projectId);
     throw new NotHeldError(projectId);
   }
@@ -126,10 +140,10 @@ export class LeaseKeeper implements ProjectFence {
    * nothing: a project only the failing token sees must not look unseen to the other daemons,
    * which would remove it from the mirror.
    */
-  listed(projectIds: readonly string[], complete = true): string[] {
+  async listed(projectIds: readonly string[], complete = true): Promise<string[]> {
     this.visible = complete ? [...projectIds] : [...new Set([...this.visible, ...projectIds])];
-    if (this.advertised) this.coordination.publishVisible(this.identity.id, this.visible);
-    this.take(this.visible);
+    if (this.advertised) await this.coordination.publishVisible(this.identity.id, this.visible);
+    await this.take(this.visible);
     return this.visible.filter((projectId) => this.mine(projectId));
   }
 
@@ -138,29 +152,31 @@ export class LeaseKeeper implements ProjectFence {
    * share the projects out, and may give it some. A long-running daemon advertises; a one-shot
    * `sync` or `push` does not, so that no project is handed to a process about to exit.
    */
-  advertise(): void {
+  async advertise(): Promise<void> {
     this.advertised = true;
-    if (this.visible.length > 0) this.coordination.publishVisible(this.identity.id, this.visible);
+    if (this.visible.length > 0) {
+      await this.coordination.publishVisible(this.identity.id, this.visible);
+    }
   }
 
-  removable(projectIds: readonly string[]): string[] {
+  removable(projectIds: readonly string[]): Promise<string[]> {
     return this.coordination.unseenByOthers(this.identity.id, projectIds, this.leaseMs);
   }
 
   /** Takes the free leases of `projectIds` (a `push` of their items); returns those held. */
-  claim(projectIds: readonly string[]): string[] {
-    this.take(projectIds);
+  async claim(projectIds: readonly string[]): Promise<string[]> {
+    await this.take(projectIds);
     return projectIds.filter((projectId) => this.mine(projectId));
   }
 
   /** Stops renewing and gives every lease back, so that others take over at once. */
-  stop(): void {
+  async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.timer);
     this.timer = undefined;
     try {
-      this.coordination.release(this.identity.id);
+      await this.coordination.release(this.identity.id);
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'could not give the leases back');
     }
@@ -175,10 +191,10 @@ export class LeaseKeeper implements ProjectFence {
    * One heartbeat (every third of the lease time): renew, take what is free among the projects
    * the tokens list, and share out. Never throws: a failure is logged, and the leases lapse.
    */
-  heartbeat(): void {
+  async heartbeat(): Promise<void> {
     try {
       const startedAt = Date.now();
-      const renewed = this.coordination.heartbeat(
+      const renewed = await this.coordination.heartbeat(
         this.identity,
         this.advertised ? this.visible : [],
         this.leaseMs,
@@ -188,9 +204,9 @@ export class LeaseKeeper implements ProjectFence {
       if (lost.length > 0) this.logger.warn({ projects: lost }, 'leases lost to another daemon');
       this.held = new Set(renewed);
       this.renewedAt = startedAt;
-      const acquired = this.take(this.visible);
+      const acquired = await this.take(this.visible);
       if (acquired.length > 0) this.acquiredListeners.forEach((listener) => listener(acquired));
-      this.rebalance();
+      await this.rebalance();
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'lease heartbeat failed');
     }
@@ -201,11 +217,11 @@ export class LeaseKeeper implements ProjectFence {
    * Takes every free lease among `candidates` but those it gave back lately: a project one of
    * the daemons can see is never left without one. Returns the projects taken.
    */
-  private take(candidates: readonly string[]): string[] {
+  private async take(candidates: readonly string[]): Promise<string[]> {
     const now = Date.now();
     const wanted = candidates.filter((projectId) => (this.givenBack.get(projectId) ?? 0) <= now);
     if (wanted.length === 0) return [];
-    const result = this.coordination.acquire(this.identity.id, wanted, this.leaseMs);
+    const result = await this.coordination.acquire(this.identity.id, wanted, this.leaseMs);
     this.held = new Set(result.held);
     // `acquire` renewed every lease held, in a transaction begun after `now`.
     this.renewedAt = now;
@@ -220,8 +236,8 @@ export class LeaseKeeper implements ProjectFence {
    * least two fewer (it takes it at its next heartbeat), and does not take it again for two
    * heartbeats. Each give-back narrows the gap, so the daemons settle.
    */
-  private rebalance(): void {
-    const loads = this.coordination.liveDaemons(this.leaseMs);
+  private async rebalance(): Promise<void> {
+    const loads = await this.coordination.liveDaemons(this.leaseMs);
     let mine = this.held.size;
     const released: string[] = [];
     for (const projectId of [...this.held].sort().reverse()) {
@@ -235,7 +251,7 @@ export class LeaseKeeper implements ProjectFence {
       released.push(projectId);
     }
     if (released.length === 0) return;
-    this.coordination.releaseProjects(this.identity.id, released);
+    await this.coordination.releaseProjects(this.identity.id, released);
     const until = Date.now() + (2 * this.leaseMs) / 3;
     for (const projectId of released) {
       this.held.delete(projectId);
@@ -246,17 +262,20 @@ export class LeaseKeeper implements ProjectFence {
 }
 
 /** The leases of a keeper on this thread, as the engines hold them. */
-export function leasesOf(keeper: LeaseKeeper): Leases {
+export function leasesOf(
+  keeper: LeaseKeeper,
+  serially: <T>(work: () => Promise<T>) => Promise<T>,
+): Leases {
   return {
     holder: keeper.holder,
     leaseMs: keeper.snapshot().leaseMs,
     mine: (projectId) => keeper.mine(projectId),
-    listed: (projectIds, complete) => Promise.resolve(keeper.listed(projectIds, complete)),
-    removable: (projectIds) => Promise.resolve(keeper.removable(projectIds)),
+    listed: (projectIds, complete) => serially(() => keeper.listed(projectIds, complete)),
+    removable: (projectIds) => serially(() => keeper.removable(projectIds)),
     onAcquired: (listener) => keeper.onAcquired(listener),
-    advertise: () => Promise.resolve(keeper.advertise()),
-    claim: (projectIds) => Promise.resolve(keeper.claim(projectIds)),
-    stop: () => Promise.resolve(keeper.stop()),
+    advertise: () => serially(() => keeper.advertise()),
+    claim: (projectIds) => serially(() => keeper.claim(projectIds)),
+    stop: () => serially(() => keeper.stop()),
   };
 }
 
@@ -268,24 +287,24 @@ export class LeaseUnits {
     this.keeper = keeper;
   }
 
-  listed(projectIds: readonly string[], complete?: boolean): string[] {
+  listed(projectIds: readonly string[], complete?: boolean): Promise<string[]> {
     return this.held().listed(projectIds, complete);
   }
 
-  removable(projectIds: readonly string[]): string[] {
+  removable(projectIds: readonly string[]): Promise<string[]> {
     return this.held().removable(projectIds);
   }
 
-  claim(projectIds: readonly string[]): string[] {
+  claim(projectIds: readonly string[]): Promise<string[]> {
     return this.held().claim(projectIds);
   }
 
-  advertise(): void {
-    this.held().advertise();
+  advertise(): Promise<void> {
+    return this.held().advertise();
   }
 
-  stop(): void {
-    this.held().stop();
+  stop(): Promise<void> {
+    return this.held().stop();
   }
 
   snapshot(): LeaseSnapshot {

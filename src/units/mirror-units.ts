@@ -43,42 +43,44 @@ export class MirrorUnits {
   }
 
   /** Starts guarding a pass of `projectId`; what the pass needs to know of the mirror. */
-  passBegin(projectId: string): PassStart {
+  async passBegin(projectId: string): Promise<PassStart> {
     const { store } = this;
     this.passes.set(projectId, { guard: this.writer.guard(projectId), tally: newTally() });
-    const held = store.projects.data(projectId);
+    const held = await store.projects.data(projectId);
     return {
-      baseline: store.syncState.hasBaseline(projectId),
+      baseline: await store.syncState.hasBaseline(projectId),
       heldProject: held,
       heldProjectEtag:
-        held === undefined ? undefined : (store.syncState.get(projectId)?.projectEtag ?? undefined),
+        held === undefined
+          ? undefined
+          : ((await store.syncState.get(projectId))?.projectEtag ?? undefined),
     };
   }
 
   /** Ends a pass: its guard released; what it wrote, and the tasks the mirror holds now. */
-  passEnd(projectId: string): { rows: number; history: number; tasks: number } {
+  async passEnd(projectId: string): Promise<{ rows: number; history: number; tasks: number }> {
     const pass = this.passes.get(projectId);
     this.passes.delete(projectId);
     if (pass) this.writer.release(projectId, pass.guard);
     return {
       rows: pass?.tally.rows ?? 0,
       history: pass?.tally.history ?? 0,
-      tasks: this.store.tasks.count(projectId),
+      tasks: await this.store.tasks.count(projectId),
     };
   }
 
   /** A pass failed: recorded in its sync state; indexes a cold sync deferred are built. */
-  passFailed(projectId: string, error: string): void {
+  async passFailed(projectId: string, error: string): Promise<void> {
     const { store } = this;
-    store.transaction(() => {
-      store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
-      store.indexes.restore();
+    await store.transaction(async () => {
+      await store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
+      await store.indexes.restore();
     });
   }
 
   /** A new full read of the project begins: nothing seen yet, nothing shifted. */
-  attemptBegin(projectId: string): void {
-    this.store.seenTasks.clear(projectId);
+  async attemptBegin(projectId: string): Promise<void> {
+    await this.store.seenTasks.clear(projectId);
     this.pass(projectId).guard.shifted = false;
   }
 
@@ -88,96 +90,98 @@ export class MirrorUnits {
   }
 
   /** The first step of a backfill: the project's record, and the backfill begun. */
-  beginBackfill(project: Project): void {
-    this.writer.beginBackfill(project, this.pass(project.id).tally);
+  async beginBackfill(project: Project): Promise<void> {
+    await this.writer.beginBackfill(project, this.pass(project.id).tally);
   }
 
   /** The ETag and row count of every kept page at `pageSize`, for conditional requests. */
-  keptHeads(projectId: string, pageSize: number): Array<[number, KeptHead]> {
-    return this.store.taskPages
-      .heads(projectId, pageSize)
-      .map(({ page, etag, rowCount }) => [page, { etag, rowCount }]);
+  async keptHeads(projectId: string, pageSize: number): Promise<Array<[number, KeptHead]>> {
+    const heads = await this.store.taskPages.heads(projectId, pageSize);
+    return heads.map(({ page, etag, rowCount }) => [page, { etag, rowCount }]);
   }
 
   /**
    * A page read by a backfill (`rows`) or answered 304 (`rows` undefined: its kept copy), kept
    * and applied in one transaction; returns the problem when a task of it was seen before.
    */
-  backfillPage(
+  async backfillPage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
     rows: PageRows | undefined,
-  ): string | undefined {
+  ): Promise<string | undefined> {
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
     const pairs: Array<[Task, string]> = fresh
       ? rows.texts.map((text) => [JSON.parse(text) as Task, text])
-      : keptRows(keptPage(this.store, projectId, page.pageSize, page.page));
-    return this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
+      : keptRows(await keptPage(this.store, projectId, page.pageSize, page.page));
+    return await this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
   }
 
   /** A page read by a later pass: only kept, for the commit. */
-  stagePage(
+  async stagePage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined },
     rows: PageRows,
-  ): void {
+  ): Promise<void> {
     const at = isoTime(this.clock.now());
-    this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, rows.texts, at);
+    await this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, rows.texts, at);
   }
 
   /**
    * Commits a consistent read: surveys the kept pages, then writes what differs in one
    * transaction with the bookkeeping. Returns a problem instead when a task turned up twice.
    */
-  commit(request: CommitRequest): string | undefined {
+  async commit(request: CommitRequest): Promise<string | undefined> {
     const { store } = this;
     const { guard, tally } = this.pass(request.projectId);
     const plan = { ...request, guard };
     // Only the survey marks the tasks seen by a later pass: a commit tried again starts afresh.
-    if (!plan.backfill) store.seenTasks.clear(plan.projectId);
-    const found = survey(store, plan);
+    if (!plan.backfill) await store.seenTasks.clear(plan.projectId);
+    const found = await survey(store, plan);
     if (typeof found === 'string') return found;
-    this.writer.commitPass(plan, found, tally);
+    await this.writer.commitPass(plan, found, tally);
     return undefined;
   }
 
   /** Writes what a realtime event says. */
-  applyEvent(event: RealtimeEvent): ApplyOutcome {
-    return this.writer.applyEvent(event);
+  async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
+    return await this.writer.applyEvent(event);
   }
 
   /** Writes records fetched from the service on a hint. */
-  applyFetched(projectId: string, changes: readonly RecordChange[], route: string): ApplyOutcome {
-    return this.writer.applyFetched(projectId, changes, route);
+  async applyFetched(
+    projectId: string,
+    changes: readonly RecordChange[],
+    route: string,
+  ): Promise<ApplyOutcome> {
+    return await this.writer.applyFetched(projectId, changes, route);
   }
 
   /** Every mirrored project's id. */
-  projectIds(): string[] {
-    return this.store.projects.ids();
+  async projectIds(): Promise<string[]> {
+    return await this.store.projects.ids();
   }
 
   /** Projects the mirror holds rows or bookkeeping of. */
-  knownProjectIds(): string[] {
+  async knownProjectIds(): Promise<string[]> {
     const { store } = this;
-    return [
-      ...new Set([...store.projects.ids(), ...store.syncState.list().map((s) => s.projectId)]),
-    ];
+    const states = await store.syncState.list();
+    return [...new Set([...(await store.projects.ids()), ...states.map((s) => s.projectId)])];
   }
 
   /** The tasks the mirror holds for a project. */
-  taskCount(projectId: string): number {
-    return this.store.tasks.count(projectId);
+  async taskCount(projectId: string): Promise<number> {
+    return await this.store.tasks.count(projectId);
   }
 
   /** True when the mirror holds the project's record. */
-  hasProject(projectId: string): boolean {
-    return this.store.projects.data(projectId) !== undefined;
+  async hasProject(projectId: string): Promise<boolean> {
+    return (await this.store.projects.data(projectId)) !== undefined;
   }
 
   /** Deletes a project with everything mirrored and kept for it. */
-  removeProject(projectId: string): void {
-    this.writer.removeProject(projectId);
+  async removeProject(projectId: string): Promise<void> {
+    await this.writer.removeProject(projectId);
   }
 
   private pass(projectId: string): PassInFlight {

@@ -40,73 +40,77 @@ export class OutboxUnits {
   }
 
   /** Pending → sending, with its request fixed; or failed or conflict without a request; or gone. */
-  claim(id: number, now: number, options: ClaimOptions = { onConflict: 'hold' }): Claim {
+  async claim(
+    id: number,
+    now: number,
+    options: ClaimOptions = { onConflict: 'hold' },
+  ): Promise<Claim> {
     const readOnly = (projectId: string) => this.projects.readOnlyReason(projectId);
     const targets = options.onConflict === 'hold' ? this.targets : undefined;
-    return claimItem(this.outbox, id, now, readOnly, this.claims, targets);
+    return await claimItem(this.outbox, id, now, readOnly, this.claims, targets);
   }
 
   /** Marks the item failed for good. */
-  markFailed(item: OutboxItem, error: string, now: number): OutboxItem {
-    return markFailed(this.outbox, item, error, now);
+  async markFailed(item: OutboxItem, error: string, now: number): Promise<OutboxItem> {
+    return await markFailed(this.outbox, item, error, now);
   }
 
   /** Marks the item done, its answer written into the mirror (`mirrored`) in one transaction. */
-  markDone(
+  async markDone(
     item: OutboxItem,
     response: WriteResponse,
     now: number,
     mirrored: boolean,
-  ): string | undefined {
+  ): Promise<string | undefined> {
     const apply = mirrored ? answersInto(this.mirror.writer) : undefined;
-    return markDone(this.outbox, item, response, now, apply, this.targets);
+    return await markDone(this.outbox, item, response, now, apply, this.targets);
   }
 
   /** Back to pending, due at once or later. */
-  requeue(id: number, options: RequeueOptions, now: number): void {
-    this.outbox.requeue(id, options, now);
+  async requeue(id: number, options: RequeueOptions, now: number): Promise<void> {
+    await this.outbox.requeue(id, options, now);
   }
 
   /** Records the token an item goes out with. */
-  setToken(id: number, label: string): void {
-    this.outbox.setToken(id, label);
+  async setToken(id: number, label: string): Promise<void> {
+    await this.outbox.setToken(id, label);
   }
 
   /** Items not yet done or failed, per project. */
-  unfinishedByProject(): Array<[string, number]> {
-    return [...this.outbox.unfinishedByProject()];
+  async unfinishedByProject(): Promise<Array<[string, number]>> {
+    return [...(await this.outbox.unfinishedByProject())];
   }
 
   /** Items a previous run left `sending` go back to pending; how many. */
-  recoverInterrupted(now: number): number {
-    return this.outbox.recoverInterrupted(now);
+  async recoverInterrupted(now: number): Promise<number> {
+    return await this.outbox.recoverInterrupted(now);
   }
 
   /** Queues an edit (checked first); its id and idempotency key. */
-  enqueue(input: EnqueueInput, now: number): Enqueued {
-    return enqueue(this.handle, input, now);
+  async enqueue(input: EnqueueInput, now: number): Promise<Enqueued> {
+    return await enqueue(this.handle, input, now);
   }
 
   /** The projects with an item not yet done or failed. */
-  projectsWithItems(): string[] {
-    return [...new Set(this.outbox.heads().map((item) => item.projectId))];
+  async projectsWithItems(): Promise<string[]> {
+    return [...new Set((await this.outbox.heads()).map((item) => item.projectId))];
   }
 
   /** Every item, in queue order. */
-  list(): OutboxItem[] {
-    return this.outbox.list();
+  async list(): Promise<OutboxItem[]> {
+    return await this.outbox.list();
   }
 
   /** Counts by state, and the oldest pending item's age. */
-  summary(now: number): OutboxSummary {
-    return this.outbox.summary(now);
+  async summary(now: number): Promise<OutboxSummary> {
+    return await this.outbox.summary(now);
   }
 
   /** What a push would do with each unfinished item (`push --dry-run`); changes nothing. */
-  dryRun(onConflict: OnConflict): DryRunStep[] {
-    return dryRun({
-      items: this.outbox.unfinished(),
-      conflicts: this.outbox.list({ state: 'conflict' }),
+  async dryRun(onConflict: OnConflict): Promise<DryRunStep[]> {
+    return await dryRun({
+      items: await this.outbox.unfinished(),
+      conflicts: await this.outbox.list({ state: 'conflict' }),
       readOnlyReason: (projectId) => this.projects.readOnlyReason(projectId),
       target: (op, projectId, targetId) => this.targets.read(op, projectId, targetId),
       onConflict,
@@ -114,7 +118,7 @@ export class OutboxUnits {
   }
 
   /** The first item of each project's queue that is due. */
-  heads(): OutboxItem[] {
-    return this.outbox.heads();
+  async heads(): Promise<OutboxItem[]> {
+    return await this.outbox.heads();
   }
 }

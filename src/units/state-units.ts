@@ -14,22 +14,22 @@ export class StateUnits {
   }
 
   /** The value saved under `key`, if any. */
-  get(key: string): unknown {
+  get(key: string): Promise<unknown> {
     return this.state.get(key);
   }
 
   /** Saves `value` under `key`, stamped `at`. */
-  set(key: string, value: unknown, at: string): void {
-    this.state.set(key, value, at);
+  set(key: string, value: unknown, at: string): Promise<void> {
+    return this.state.set(key, value, at);
   }
 
   /** Forgets `key`. */
-  delete(key: string): void {
-    this.state.delete(key);
+  delete(key: string): Promise<void> {
+    return this.state.delete(key);
   }
 
   /** Records the zone readers of the mirror take "today" from; true when it changed. */
-  recordTimeZone(zone: string, nowMs: number): boolean {
+  recordTimeZone(zone: string, nowMs: number): Promise<boolean> {
     return recordTimeZone(this.mirror, zone, nowMs);
   }
 }

@@ -5,6 +5,7 @@
  * thread goes on answering health checks, signals and the realtime channel. A PostgreSQL
  * mirror's leases live here too, beside the connection that fences them.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 import { StoreError, systemClock } from '../domain/index.js';
@@ -13,11 +14,12 @@ import { Coordination } from '../store/postgres/coordination.js';
 import { LeaseKeeper } from './leases.js';
 import { createHost } from './host.js';
 import { openMirror } from '../store/open.js';
+import { SerialQueue } from './queue.js';
 import { runUnit, sendError, type UnitHost, type UnitRequest } from './units.js';
 import type { StoreThreadData, ThreadMessage } from './thread.js';
 
+if (parentPort === null) throw new Error('the store thread runs as a worker');
 const port = parentPort;
-if (port === null) throw new Error('the store thread runs as a worker');
 const post = (message: ThreadMessage) => port.postMessage(message);
 
 /** How long a unit is tried again while another connection holds the lock (SQLite's wait). */
@@ -26,28 +28,32 @@ const DEFAULT_BUSY_WAIT_MS = 5_000;
 const STATEMENT_BUSY_MS = 100;
 /** The pause between tries of a unit that met a held lock. */
 const BUSY_STEP_MS = 50;
-const { location, stopping, leases, logLevel, busyWaitMs } = workerData as StoreThreadData;
+const { location, leases, logLevel, busyWaitMs } = workerData as StoreThreadData;
 /** This thread's patience with a held lock: `busyWaitMs` when given (tests shorten it). */
 const BUSY_WAIT_MS = busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+/**
+ * The main thread abandoned the store (SIGTERM): every unit not begun fails, a lock is no longer
+ * waited for, and the thread ends without waiting for the unit in hand.
+ */
+let abandoned = false;
 
 /**
  * Runs a unit, trying it again while the database is locked by another connection, for up to
  * `BUSY_WAIT_MS` in all. A unit that met the lock did nothing (its transaction never began, or
- * rolled back), so trying it again is safe; the short waits in between keep the thread out of
- * SQLite, so that it can be ended (SIGTERM) at any moment.
+ * rolled back), so trying it again is safe; between tries the thread is out of SQLite, and an
+ * abandon (SIGTERM) ends the wait at the next try.
  */
-function runPatiently(host: UnitHost, request: UnitRequest): unknown {
+async function runPatiently(host: UnitHost, request: UnitRequest): Promise<unknown> {
   const started = Date.now();
   for (;;) {
-    if (Atomics.load(stopping, 0) === 1) throw new StoreError('the store is closing');
+    if (abandoned) throw new StoreError('the store is closing');
     try {
-      return runUnit(host, request.group, request.method, request.args);
+      return await runUnit(host, request.group, request.method, request.args);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY');
       if (!busy || Date.now() - started >= BUSY_WAIT_MS) throw error;
-      // Woken early when the main thread abandons the store.
-      Atomics.wait(stopping, 0, 0, BUSY_STEP_MS);
+      await sleep(BUSY_STEP_MS);
     }
   }
 }
@@ -72,36 +78,56 @@ function postLeases(keeper: LeaseKeeper): void {
 }
 
 /** The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit. */
-function startLeases(mirror: MirrorHandle): LeaseKeeper | undefined {
+async function startLeases(
+  mirror: MirrorHandle,
+  queue: SerialQueue,
+): Promise<LeaseKeeper | undefined> {
   if (leases === undefined) return undefined;
-  const keeper = new LeaseKeeper({
+  const keeper = await LeaseKeeper.start({
     coordination: new Coordination(mirror),
     ...leases,
     logger: threadLogger(),
+    serially: (work) => queue.run(work),
   });
   keeper.onHeartbeat(() => postLeases(keeper));
   keeper.onAcquired((projectIds) => post({ acquired: projectIds }));
   return keeper;
 }
 
-try {
-  const db = openMirror(location, 'write', { busyTimeoutMs: STATEMENT_BUSY_MS });
-  const keeper = startLeases(db);
+/**
+ * Closes the connection and ends the thread: once the units asked are done, or at once when the
+ * main thread abandons the store (a unit in hand is left to the database to roll back; a
+ * PostgreSQL statement waiting on a stalled network is not waited for).
+ */
+async function close(db: MirrorHandle, queue: SerialQueue): Promise<void> {
+  if (!abandoned) await queue.drained();
+  if (db.open) db.close();
+  port.close();
+  // A socket PostgreSQL never answers would keep the thread alive.
+  process.exit(0);
+}
+
+async function main(): Promise<void> {
+  const queue = new SerialQueue();
+  const db = await openMirror(location, 'write', { busyTimeoutMs: STATEMENT_BUSY_MS });
+  const keeper = await startLeases(db, queue);
   const host = createHost(db, systemClock, keeper);
-  port.on('message', (message: UnitRequest | { close: true }) => {
+  port.on('message', (message: UnitRequest | { close: true; abandon: boolean }) => {
     if ('close' in message) {
-      if (db.open) db.close();
-      port.close();
+      abandoned = message.abandon;
+      void close(db, queue);
       return;
     }
-    try {
-      post({ id: message.id, value: runPatiently(host as UnitHost, message) });
-    } catch (error) {
-      post({ id: message.id, error: sendError(error) });
-    }
-    if (keeper) postLeases(keeper);
+    void queue.run(async () => {
+      try {
+        post({ id: message.id, value: await runPatiently(host as UnitHost, message) });
+      } catch (error) {
+        post({ id: message.id, error: sendError(error) });
+      }
+      if (keeper) postLeases(keeper);
+    });
   });
   post({ ready: true, ...(keeper ? { holder: keeper.holder, leases: keeper.snapshot() } : {}) });
-} catch (error) {
-  post({ failed: sendError(error) });
 }
+
+main().catch((error: unknown) => post({ failed: sendError(error) }));

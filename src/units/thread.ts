@@ -44,8 +44,6 @@ export interface LeaseSettings {
 /** What the thread is started with. */
 export interface StoreThreadData {
   location: MirrorLocation;
-  /** Set to 1 to abandon: the thread then fails every unit it has not begun, and ends. */
-  stopping: Int32Array;
   /** The leases to keep, on a PostgreSQL mirror. */
   leases?: LeaseSettings | undefined;
   /** How long a unit is tried again while another connection holds SQLite's lock, in ms. */
@@ -75,10 +73,8 @@ export function openStoreThread(
   location: MirrorLocation,
   options: { execArgv?: string[]; leases?: LeaseSettings; busyWaitMs?: number; logger: Logger },
 ): Promise<StoreThread> {
-  const stopping = new Int32Array(new SharedArrayBuffer(4));
   const data: StoreThreadData = {
     location,
-    stopping,
     leases: isPostgresUrl(location.db) ? options.leases : undefined,
     busyWaitMs: options.busyWaitMs,
     logLevel: options.logger.level,
@@ -108,12 +104,8 @@ export function openStoreThread(
     close: async ({ abandon = false }: { abandon?: boolean } = {}) => {
       if (gone) return;
       const ended = new Promise<void>((done) => worker.once('exit', () => done()));
-      if (abandon) {
-        // Not worker.terminate(): a thread ended inside SQLite takes the process down with it.
-        Atomics.store(stopping, 0, 1);
-        Atomics.notify(stopping, 0);
-      }
-      worker.postMessage({ close: true });
+      // Not worker.terminate(): a thread ended inside SQLite takes the process down with it.
+      worker.postMessage({ close: true, abandon });
       await ended;
     },
   });

@@ -1,5 +1,5 @@
 /**
- * Units of work as messages: the host's groups of synchronous methods (`host.ts`), and the port
+ * Units of work as messages: the host's groups of methods (`host.ts`), and the port
  * that asks them asynchronously from another thread (`thread.ts`) or the same one (`inline.ts`).
  * Units run one at a time in the order asked; the tracker says how many wait and since when (the
  * metrics show it; the daemon's health is judged by its own write probe).
@@ -43,8 +43,13 @@ export interface SentError {
 /** The host's answer to one unit. */
 export type UnitAnswer = { id: number; value: unknown } | { id: number; error: SentError };
 
-/** Runs one unit on `host`. Throws what the unit throws. */
-export function runUnit(host: UnitHost, group: string, method: string, args: unknown[]): unknown {
+/** Runs one unit on `host`; its answer, or what the unit throws, as a rejection. */
+export async function runUnit(
+  host: UnitHost,
+  group: string,
+  method: string,
+  args: unknown[],
+): Promise<unknown> {
   const target = host[group] as Record<string, unknown> | undefined;
   const fn = target?.[method];
   if (typeof fn !== 'function') throw new Error(`no unit ${group}.${method}`);

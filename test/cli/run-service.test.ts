@@ -60,7 +60,7 @@ describe('projmirror run as a service', () => {
     await notify.waitFor('READY=1');
     // The mirror is open and the start-up reconcile has begun, not necessarily finished.
     const mirror = openDatabase(db, { readonly: true });
-    const startup = new DaemonStateRepository(mirror).get<{ startedAt: string }>(
+    const startup = await new DaemonStateRepository(mirror).get<{ startedAt: string }>(
       STATE_KEYS.startup,
     );
     mirror.close();

@@ -59,7 +59,7 @@ describe('projmirror status', () => {
   it("shows when the daemon's start-up reconcile began and finished", async () => {
     const sim = await startTestSimulator({ projects: 2, tasks: 3, tokens: [TOKEN] });
     const { db, daemon } = await startTestDaemon(sim, { realtime: false });
-    const report = gatherStatus(db, daemon.clock.now());
+    const report = await gatherStatus(db, daemon.clock.now());
     expect(report.startup?.finishedAt).toBeDefined();
     expect(report.startup?.failed).toEqual([]);
     expect(Date.parse(report.startup!.finishedAt!)).toBeGreaterThanOrEqual(

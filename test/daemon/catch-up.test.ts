@@ -30,7 +30,7 @@ interface Setup {
   host: DaemonHost;
   driver: ClockDriver;
   db: ReturnType<typeof tempDatabase>['db'];
-  differences: () => string[];
+  differences: () => Promise<string[]>;
 }
 
 /** A simulator and a daemon host on one manual clock, the mirror read through our own handle. */
@@ -40,17 +40,20 @@ async function setUp(tasks: number[]): Promise<Setup> {
   const { db, file } = tempDatabase();
   const host = new DaemonHost(sim, clock, file);
   onTestFinished(() => host.close());
-  const version = () => db.pragma('data_version', { simple: true }) as number;
+  const version = () => Promise.resolve(db.pragma('data_version', { simple: true }) as number);
   const driver = new ClockDriver(sim, clock, host, version, Date.now() + 60_000);
   return { sim, clock, host, driver, db, differences: () => mirrorDifferences(db, sim.service) };
 }
 
 /** Starts a daemon and lets it reach the service's state. */
 async function startConverged({ host, driver, clock, differences }: Setup): Promise<void> {
-  host.start();
+  await host.start();
   await driver.drive(host.started, RETRY_BOUND_MS, 'the start-up');
-  await driver.runUntil(() => differences().length === 0, clock.now() + START_UP_BOUND_MS);
-  expect(differences()).toEqual([]);
+  await driver.runUntil(
+    async () => (await differences()).length === 0,
+    clock.now() + START_UP_BOUND_MS,
+  );
+  expect(await differences()).toEqual([]);
 }
 
 /** Changes of every kind on p_1 and p_2 (p_3 is left alone). */
@@ -79,14 +82,17 @@ describe('catch-up at start', () => {
     expect(sim.realtime.connectionCount).toBe(0); // nothing hears the next changes
     changeEverythingBut3(sim);
     clock.stepTo(clock.now() + 10_000);
-    expect(differences().length).toBeGreaterThan(0);
+    expect((await differences()).length).toBeGreaterThan(0);
     const untouched = db.prepare(`SELECT id, synced_at FROM tasks WHERE project_id = 'p_3'`).all();
     const since = sim.requestLog.entries.length;
 
-    host.start();
-    await driver.runUntil(() => differences().length === 0, clock.now() + START_UP_BOUND_MS);
+    await host.start();
+    await driver.runUntil(
+      async () => (await differences()).length === 0,
+      clock.now() + START_UP_BOUND_MS,
+    );
 
-    expect(differences()).toEqual([]);
+    expect(await differences()).toEqual([]);
     const reads = sim.requestLog.entries.slice(since).filter((e) => e.route === 'listTasks');
     const readsOf = (projectId: string) =>
       reads.filter((entry) => entry.path.startsWith(`/v1/projects/${projectId}/tasks`));
@@ -107,10 +113,13 @@ describe('a failed pass is retried with backoff', () => {
     const failUntil = clock.now() + FAILING_FOR_MS;
     failReadsOf(sim, clock, 'p_2', failUntil);
 
-    host.start();
-    await driver.runUntil(() => differences().length === 0, clock.now() + RETRY_BOUND_MS);
+    await host.start();
+    await driver.runUntil(
+      async () => (await differences()).length === 0,
+      clock.now() + RETRY_BOUND_MS,
+    );
 
-    expect(differences()).toEqual([]);
+    expect(await differences()).toEqual([]);
     expect(readsOfP2(sim, failUntil).length).toBeLessThanOrEqual(MAX_READS_WHILE_FAILING);
     expect(readsOfP2(sim, failUntil).every((entry) => entry.status === 503)).toBe(true);
   });
@@ -125,9 +134,12 @@ describe('a failed pass is retried with backoff', () => {
     const failUntil = clock.now() + FAILING_FOR_MS;
     failReadsOf(sim, clock, 'p_2', failUntil);
 
-    await driver.runUntil(() => differences().length === 0, clock.now() + RETRY_BOUND_MS);
+    await driver.runUntil(
+      async () => (await differences()).length === 0,
+      clock.now() + RETRY_BOUND_MS,
+    );
 
-    expect(differences()).toEqual([]);
+    expect(await differences()).toEqual([]);
     expect(readsOfP2(sim, failUntil).length).toBeGreaterThan(0); // the refresh did fail
     expect(readsOfP2(sim, failUntil).length).toBeLessThanOrEqual(MAX_READS_WHILE_FAILING);
   });
@@ -148,10 +160,13 @@ describe('a failed listing is retried with backoff', () => {
       when: () => clock.now() < failUntil,
     });
 
-    host.start();
-    await driver.runUntil(() => differences().length === 0, clock.now() + RETRY_BOUND_MS);
+    await host.start();
+    await driver.runUntil(
+      async () => (await differences()).length === 0,
+      clock.now() + RETRY_BOUND_MS,
+    );
 
-    expect(differences()).toEqual([]);
+    expect(await differences()).toEqual([]);
     const listings = sim.requestLog.entries.filter((entry) => entry.route === 'listProjects');
     const failed = listings.filter((entry) => entry.time < failUntil);
     expect(failed.length).toBeGreaterThan(0);

@@ -46,9 +46,12 @@ export async function startTestDaemon(
 }
 
 /** Polls `check` every 10 ms (real time) until it returns true, or fails after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -76,8 +76,8 @@ function queue(db: TestDaemon['db'], projectId: string, taskId: string, body: un
   );
 }
 
-const stateOf = (db: TestDaemon['db'], id: number) =>
-  outboxItems(db).find((item) => item.id === id)?.state;
+const stateOf = async (db: TestDaemon['db'], id: number) =>
+  (await outboxItems(db)).find((item) => item.id === id)?.state;
 
 async function simulatorWithTasks() {
   const sim = await startTestSimulator({
@@ -100,7 +100,7 @@ describe('the freshness rule in the daemon', () => {
 
     let from = sim.requestLog.entries.length;
     const cheap = queue(db, projectId, a, { progress: 30 });
-    await eventually(() => stateOf(db, cheap) === 'done');
+    await eventually(async () => (await stateOf(db, cheap)) === 'done');
     expect(requestsSince(sim, from, 'getTask')).toBe(0);
     expect(requestsSince(sim, from, 'updateTask')).toBe(1);
     expect(sim.service.getTask(a)!.progress).toBe(30);
@@ -114,10 +114,10 @@ describe('the freshness rule in the daemon', () => {
     const held = queue(db, projectId, b, { status: 'InProgress' });
     // A colleague marks the task Done while no event can reach the daemon.
     sim.service.updateTask(b, { status: 'Done' });
-    await eventually(() => stateOf(db, held) === 'conflict');
+    await eventually(async () => (await stateOf(db, held)) === 'conflict');
     expect(requestsSince(sim, from, 'getTask')).toBe(1);
     expect(requestsSince(sim, from, 'updateTask')).toBe(0);
-    expect(outboxItems(db).find((item) => item.id === held)!.lastError).toMatch(
+    expect((await outboxItems(db)).find((item) => item.id === held)!.lastError).toMatch(
       /^conflict: status was NotStarted when queued, is Done on the service/,
     );
     expect(sim.service.getTask(b)!.status).toBe('Done');
@@ -133,7 +133,9 @@ describe('the freshness rule in the daemon', () => {
     const sent = queue(db, projectId, a, { progress: 30 });
     const held = queue(db, projectId, b, { status: 'InProgress' });
     sim.service.updateTask(b, { status: 'Done' }); // never announced: no realtime
-    await eventually(() => stateOf(db, sent) === 'done' && stateOf(db, held) === 'conflict');
+    await eventually(
+      async () => (await stateOf(db, sent)) === 'done' && (await stateOf(db, held)) === 'conflict',
+    );
     expect(daemon.fresh(projectId)).toBe(false);
     expect(requestsSince(sim, from, 'getTask')).toBe(2);
     expect(requestsSince(sim, from, 'updateTask')).toBe(1);

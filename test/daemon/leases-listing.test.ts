@@ -16,38 +16,38 @@ beforeAll(async () => {
   server = await startPostgres();
 });
 
-function keeper(url: string, label: string): LeaseKeeper {
-  const db = openConnection({ db: url }, 'write');
-  const leases = new LeaseKeeper({
+async function keeper(url: string, label: string): Promise<LeaseKeeper> {
+  const db = await openConnection({ db: url }, 'write');
+  const leases = await LeaseKeeper.start({
     coordination: new Coordination(db),
     tokens: [label],
     version: 'test',
     logger: pino({ level: 'silent' }),
     autoRenew: false,
   });
-  leases.advertise();
-  onTestFinished(() => {
-    leases.stop();
+  onTestFinished(async () => {
+    await leases.stop();
     db.close();
   });
+  await leases.advertise();
   return leases;
 }
 
 describe('a daemon listing projects on a shared mirror', () => {
   it('keeps advertising what an incomplete listing missed; a complete one drops it', async () => {
     const url = await server.database();
-    const a = keeper(url, 'a');
-    const b = keeper(url, 'b');
-    expect(a.listed(['p_1', 'p_2'])).toEqual(['p_1', 'p_2']);
-    b.listed([]);
-    expect(b.removable(['p_1', 'p_2'])).toEqual([]);
+    const a = await keeper(url, 'a');
+    const b = await keeper(url, 'b');
+    expect(await a.listed(['p_1', 'p_2'])).toEqual(['p_1', 'p_2']);
+    await b.listed([]);
+    expect(await b.removable(['p_1', 'p_2'])).toEqual([]);
 
     // a's token for p_2 failed to list: p_2 is still a's, not unseen.
-    expect(a.listed(['p_1'], false)).toEqual(['p_1', 'p_2']);
-    expect(b.removable(['p_1', 'p_2'])).toEqual([]);
+    expect(await a.listed(['p_1'], false)).toEqual(['p_1', 'p_2']);
+    expect(await b.removable(['p_1', 'p_2'])).toEqual([]);
 
     // A complete listing without p_2: p_2 is gone for every token.
-    a.listed(['p_1']);
-    expect(b.removable(['p_1', 'p_2'])).toEqual(['p_2']);
+    await a.listed(['p_1']);
+    expect(await b.removable(['p_1', 'p_2'])).toEqual(['p_2']);
   });
 });

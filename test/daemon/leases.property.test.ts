@@ -57,7 +57,7 @@ let connections: Connections;
 beforeAll(async () => {
   const server = await startPostgres();
   const url = await server.database();
-  admin = openConnection({ db: url }, 'write');
+  admin = await openConnection({ db: url }, 'write');
   connections = new Connections(url);
 }, 60_000);
 
@@ -71,10 +71,10 @@ function ensure(condition: boolean, message: () => string): void {
 }
 
 /** After any step: the holders the database names, and (1) no keeper believing otherwise. */
-function checkAlways(cluster: Cluster, world: World): Map<string, string> {
+async function checkAlways(cluster: Cluster, world: World): Promise<Map<string, string>> {
   const failures = cluster.failures();
   ensure(failures.length === 0, () => `a keeper failed: ${failures.join('; ')}`);
-  const holders = cluster.holders();
+  const holders = await cluster.holders();
   const known = new Set(
     [...cluster.running.values(), ...cluster.crashed].map((daemon) => daemon.keeper.holder),
   );
@@ -109,8 +109,8 @@ function name(cluster: Cluster, holder: string | undefined): string {
 }
 
 /** (1) What a keeper says it holds (a listing's or a claim's result), the database says too. */
-function checkReturned(cluster: Cluster, daemon: Daemon, returned: string[]): void {
-  const holders = cluster.holders();
+async function checkReturned(cluster: Cluster, daemon: Daemon, returned: string[]): Promise<void> {
+  const holders = await cluster.holders();
   for (const projectId of returned) {
     ensure(
       holders.get(projectId) === daemon.keeper.holder,
@@ -121,8 +121,12 @@ function checkReturned(cluster: Cluster, daemon: Daemon, returned: string[]): vo
 }
 
 /** (2) After `daemon` took leases of `asked`: each has a live holder, unless it gave it back. */
-function checkTaken(cluster: Cluster, daemon: Daemon, asked: readonly string[]): void {
-  const holders = cluster.holders();
+async function checkTaken(
+  cluster: Cluster,
+  daemon: Daemon,
+  asked: readonly string[],
+): Promise<void> {
+  const holders = await cluster.holders();
   const givenBack = cluster.givenBackWithin(daemon, GIVE_BACK_MS);
   for (const projectId of asked) {
     if (givenBack.has(projectId)) continue;
@@ -134,45 +138,43 @@ function checkTaken(cluster: Cluster, daemon: Daemon, asked: readonly string[]):
 }
 
 /** (1) and (2): a fence probe of `projectId` by the daemon of `slot`, running or crashed. */
-function probeFence(cluster: Cluster, slot: number, projectId: string): void {
+async function probeFence(cluster: Cluster, slot: number, projectId: string): Promise<void> {
   const daemon = cluster.running.get(slot);
   if (daemon === undefined) {
     const crashed = cluster.crashed.filter((d) => d.slot === slot).at(-1);
     if (crashed === undefined) return;
-    ensure(!fences(crashed, projectId), () => `crashed slot ${slot} fenced ${projectId}`);
+    ensure(!(await fences(crashed, projectId)), () => `crashed slot ${slot} fenced ${projectId}`);
     return;
   }
-  probeFenceBy(cluster, daemon, projectId);
+  await probeFenceBy(cluster, daemon, projectId);
 }
 
 /** (1): `daemon` fences `projectId` iff it holds it, and then no other running daemon does. */
-function probeFenceBy(cluster: Cluster, daemon: Daemon, projectId: string): void {
-  daemon.db
-    .transaction(() => {
-      const fenced = fences(daemon, projectId, false);
-      const holder = cluster.holders().get(projectId);
+async function probeFenceBy(cluster: Cluster, daemon: Daemon, projectId: string): Promise<void> {
+  await daemon.db.transaction(async () => {
+    const fenced = await fences(daemon, projectId, false);
+    const holder = (await cluster.holders()).get(projectId);
+    ensure(
+      fenced === (holder === daemon.keeper.holder),
+      () =>
+        `${label(daemon)} ${fenced ? 'fenced' : 'could not fence'} ${projectId}, held by ${name(cluster, holder)}`,
+    );
+    if (!fenced) return;
+    for (const other of cluster.running.values()) {
+      if (other === daemon) continue;
       ensure(
-        fenced === (holder === daemon.keeper.holder),
-        () =>
-          `${label(daemon)} ${fenced ? 'fenced' : 'could not fence'} ${projectId}, held by ${name(cluster, holder)}`,
+        !(await fences(other, projectId)),
+        () => `${label(daemon)} and slot ${other.slot} both fenced ${projectId}`,
       );
-      if (!fenced) return;
-      for (const other of cluster.running.values()) {
-        if (other === daemon) continue;
-        ensure(
-          !fences(other, projectId),
-          () => `${label(daemon)} and slot ${other.slot} both fenced ${projectId}`,
-        );
-      }
-    })
-    .immediate();
+    }
+  }, 'immediate');
 }
 
 /** Whether `daemon` fences `projectId` (in a transaction of its own unless `alone` is false). */
-function fences(daemon: Daemon, projectId: string, alone = true): boolean {
-  const fence = () => {
+async function fences(daemon: Daemon, projectId: string, alone = true): Promise<boolean> {
+  const fence = async () => {
     try {
-      daemon.keeper.fence(projectId);
+      await daemon.keeper.fence(projectId);
       return true;
     } catch (error) {
       if (error instanceof NotHeldError) return false;
@@ -181,7 +183,7 @@ function fences(daemon: Daemon, projectId: string, alone = true): boolean {
   };
   if (!alone) return fence();
   try {
-    return daemon.db.transaction(fence).immediate();
+    return await daemon.db.transaction(fence, 'immediate');
   } catch (error) {
     if (daemon.db.open) throw error;
     return false; // A crashed daemon: its connection is gone.
@@ -189,15 +191,15 @@ function fences(daemon: Daemon, projectId: string, alone = true): boolean {
 }
 
 /** Starts the daemon of `slot` unless one runs there. */
-function start(cluster: Cluster, world: World, slot: number): void {
+async function start(cluster: Cluster, world: World, slot: number): Promise<void> {
   if (cluster.running.has(slot)) return;
   const visible = world.slots[slot]!.visible;
-  const { daemon, listed } = cluster.start(slot, visible);
-  checkReturned(cluster, daemon, listed);
-  checkTaken(cluster, daemon, visible);
+  const { daemon, listed } = await cluster.start(slot, visible);
+  await checkReturned(cluster, daemon, listed);
+  await checkTaken(cluster, daemon, visible);
 }
 
-function play(cluster: Cluster, world: World, step: Step): void {
+async function play(cluster: Cluster, world: World, step: Step): Promise<void> {
   if (step.kind === 'elapse') return cluster.elapse((step.twelfths * LEASE_MS) / 12);
   if (step.kind === 'expireCrashed') return cluster.expireCrashed();
   if (step.kind === 'push') return push(cluster, world, step.projects, step.killed);
@@ -210,46 +212,53 @@ function play(cluster: Cluster, world: World, step: Step): void {
   if (daemon === undefined) return;
   if (step.kind === 'crash') return cluster.crash(slot);
   if (step.kind === 'stop') {
-    cluster.stop(slot);
-    const left = [...cluster.holders().values()].filter((id) => id === daemon.keeper.holder);
+    await cluster.stop(slot);
+    const left = [...(await cluster.holders()).values()].filter(
+      (id) => id === daemon.keeper.holder,
+    );
     ensure(left.length === 0, () => `slot ${slot} stopped but still holds ${left.length} leases`);
     return;
   }
   if (step.kind === 'pass') {
-    checkReturned(cluster, daemon, daemon.keeper.listed(daemon.visible));
+    await checkReturned(cluster, daemon, await daemon.keeper.listed(daemon.visible));
     return checkTaken(cluster, daemon, daemon.visible);
   }
-  daemon.keeper.heartbeat();
-  checkTaken(cluster, daemon, daemon.visible);
+  await daemon.keeper.heartbeat();
+  await checkTaken(cluster, daemon, daemon.visible);
 }
 
 /** A one-shot `push` of items of `projects`: it claims them, then stops or is killed. */
-function push(cluster: Cluster, world: World, projects: number[], killed: boolean): void {
+async function push(
+  cluster: Cluster,
+  world: World,
+  projects: number[],
+  killed: boolean,
+): Promise<void> {
   const asked = [...new Set(projects.map((p) => world.projects[p % world.projects.length]!))];
-  const pusher = cluster.openPush();
-  const claimed = pusher.keeper.claim(asked);
-  checkReturned(cluster, pusher, claimed);
-  checkTaken(cluster, pusher, asked);
-  for (const projectId of claimed) probeFenceBy(cluster, pusher, projectId);
-  cluster.endPush(pusher, killed);
+  const pusher = await cluster.openPush();
+  const claimed = await pusher.keeper.claim(asked);
+  await checkReturned(cluster, pusher, claimed);
+  await checkTaken(cluster, pusher, asked);
+  for (const projectId of claimed) await probeFenceBy(cluster, pusher, projectId);
+  await cluster.endPush(pusher, killed);
 }
 
 /** The quiet: survivors started, the crashed expired, heartbeat rounds until the leases settle. */
-function quiet(cluster: Cluster, world: World): void {
-  world.slots.forEach((slot, index) => {
-    if (slot.survivor) start(cluster, world, index);
-  });
-  cluster.expireCrashed();
+async function quiet(cluster: Cluster, world: World): Promise<void> {
+  for (const [index, slot] of world.slots.entries()) {
+    if (slot.survivor) await start(cluster, world, index);
+  }
+  await cluster.expireCrashed();
   let last = '';
   let unchanged = 0;
   for (let round = 0; round < MAX_QUIET_ROUNDS; round += 1) {
-    cluster.elapse(LEASE_MS / 3);
+    await cluster.elapse(LEASE_MS / 3);
     for (const daemon of [...cluster.running.values()].sort((a, b) => a.slot - b.slot)) {
-      daemon.keeper.heartbeat();
-      checkTaken(cluster, daemon, daemon.visible);
-      checkAlways(cluster, world);
+      await daemon.keeper.heartbeat();
+      await checkTaken(cluster, daemon, daemon.visible);
+      await checkAlways(cluster, world);
     }
-    const leases = JSON.stringify([...cluster.holders()].sort());
+    const leases = JSON.stringify([...(await cluster.holders())].sort());
     unchanged = leases === last ? unchanged + 1 : 0;
     last = leases;
     if (unchanged >= SETTLED_ROUNDS) return;
@@ -258,13 +267,17 @@ function quiet(cluster: Cluster, world: World): void {
 }
 
 /** (3) liveness, registration and `removable`, after the quiet. */
-function checkLiveness(cluster: Cluster, world: World, holders: Map<string, string>): void {
+async function checkLiveness(
+  cluster: Cluster,
+  world: World,
+  holders: Map<string, string>,
+): Promise<void> {
   const live = [...cluster.running.values()];
-  const registered = cluster.registered();
+  const registered = await cluster.registered();
   for (const daemon of live) {
     ensure(registered.has(daemon.keeper.holder), () => `slot ${daemon.slot} is not registered`);
     const others = live.filter((other) => other !== daemon);
-    const removable = daemon.keeper.removable(world.projects);
+    const removable = await daemon.keeper.removable(world.projects);
     const expected = world.projects.filter((p) => !others.some((o) => o.visible.includes(p)));
     ensure(
       JSON.stringify(removable) === JSON.stringify(expected),
@@ -310,20 +323,23 @@ function checkBalance(cluster: Cluster, holders: Map<string, string>): void {
   }
 }
 
-function playCase({ world, steps }: LeaseCase): void {
+async function playCase({ world, steps }: LeaseCase): Promise<void> {
   vi.useFakeTimers({ toFake: ['Date'], now: CASE_START });
-  const cluster = new Cluster(admin, connections);
   try {
-    for (const step of steps) {
-      play(cluster, world, step);
-      checkAlways(cluster, world);
+    const cluster = await Cluster.open(admin, connections);
+    try {
+      for (const step of steps) {
+        await play(cluster, world, step);
+        await checkAlways(cluster, world);
+      }
+      await quiet(cluster, world);
+      const holders = await checkAlways(cluster, world);
+      await checkLiveness(cluster, world, holders);
+      checkBalance(cluster, holders);
+    } finally {
+      cluster.close();
     }
-    quiet(cluster, world);
-    const holders = checkAlways(cluster, world);
-    checkLiveness(cluster, world, holders);
-    checkBalance(cluster, holders);
   } finally {
-    cluster.close();
     vi.useRealTimers();
   }
 }
@@ -331,9 +347,9 @@ function playCase({ world, steps }: LeaseCase): void {
 describe('leases of several daemons on one PostgreSQL mirror', () => {
   it(
     'hold each project by one live daemon in every interleaving, taken over and shared out after quiet',
-    () => {
+    async () => {
       try {
-        fc.assert(fc.property(leaseCase, playCase), {
+        await fc.assert(fc.asyncProperty(leaseCase, playCase), {
           seed,
           numRuns: runs,
           ...(path === undefined ? {} : { path }),

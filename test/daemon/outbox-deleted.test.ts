@@ -47,15 +47,17 @@ describe('the daemon and records deleted on the service', () => {
       const [table, rowId] = target.row(records);
       const held = db.prepare(`SELECT count(*) FROM ${table} WHERE id = ?`).pluck();
       await eventually(() => held.get(rowId) === 0, 10_000);
-      expect(outboxItems(db).find((item) => item.id === id)?.state).toBe('pending');
+      expect((await outboxItems(db)).find((item) => item.id === id)?.state).toBe('pending');
       expect(daemon.fresh(records.projectId)).toBe(true);
 
       const from = sim.requestLog.entries.length;
       db.prepare(
         `UPDATE outbox SET state = 'discarded', last_error = 'discarded by hand' WHERE id = ?`,
       ).run(blocker);
-      await eventually(() => outboxItems(db).find((item) => item.id === id)?.state !== 'pending');
-      const item = outboxItems(db).find((row) => row.id === id)!;
+      await eventually(
+        async () => (await outboxItems(db)).find((item) => item.id === id)?.state !== 'pending',
+      );
+      const item = (await outboxItems(db)).find((row) => row.id === id)!;
       expect(item).toMatchObject({ state: 'conflict', lastError: target.lastError(records) });
       expect(JSON.parse(item.conflict!)).toMatchObject({ fields: target.fields });
       const requests = sim.requestLog.entries.slice(from);

@@ -55,7 +55,7 @@ describe.each(READING_PROFILES.map(([name, readings]) => ({ name, readings })))(
       service.updateResource(resource.id, { name: 'Tower crane' });
       service.deleteResource(service.listResources('p_2')[0]!.id);
       service.updateProject('p_2', { name: 'Renamed project' });
-      const item = enqueue(
+      const item = await enqueue(
         db,
         {
           op: 'task.create',

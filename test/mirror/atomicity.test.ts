@@ -48,6 +48,9 @@ describe('what readers see', () => {
     const progress: unknown[] = [];
     remote.beforePage = async (_p, page) => {
       if (page !== 3) return;
+      // The pager writes page 2 while it requests page 3 (pipelined); a real request outlasts
+      // that write, which this turn of the event loop stands for.
+      await new Promise((resolve) => setImmediate(resolve));
       progress.push(
         other.prepare('SELECT count(*) FROM tasks').pluck().get(),
         other.prepare('SELECT backfill, pages_read, total_count FROM sync_state').get(),

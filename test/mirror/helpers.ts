@@ -2,7 +2,7 @@
 import { storeOver } from '../fixtures/store.js';
 import pino from 'pino';
 import type { ListType, PutType } from '../../src/domain/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { Mirror } from '../../src/mirror/index.js';
 import type { MirrorOptions } from '../../src/mirror/index.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -36,7 +36,7 @@ export function setup(options: Partial<MirrorOptions> = {}) {
 }
 
 /** Every row of every mirrored table, in a stable order: equal snapshots mean nothing changed. */
-export function snapshot(db: Db): Record<string, unknown[]> {
+export function snapshot(db: SqliteDb): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const table of MIRRORED_TABLES) {
     out[table] = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
@@ -48,7 +48,7 @@ export function snapshot(db: Db): Record<string, unknown[]> {
  * Counts every INSERT, UPDATE and DELETE on the mirrored tables from now on, through TEMP
  * triggers on this connection; returns a function reading the count.
  */
-export function countWrites(db: Db): () => number {
+export function countWrites(db: SqliteDb): () => number {
   db.exec('CREATE TEMP TABLE IF NOT EXISTS test_writes (tbl TEXT NOT NULL)');
   db.exec('DELETE FROM temp.test_writes');
   for (const table of MIRRORED_TABLES) {
@@ -64,7 +64,7 @@ export function countWrites(db: Db): () => number {
 }
 
 /** The ids of a project's tasks in the mirror, sorted. */
-export function mirroredTaskIds(db: Db, projectId: string): string[] {
+export function mirroredTaskIds(db: SqliteDb, projectId: string): string[] {
   return db
     .prepare('SELECT id FROM tasks WHERE project_id = ? ORDER BY id')
     .pluck()

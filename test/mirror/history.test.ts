@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { makeTask } from './fake-remote.js';
 import { put, remove, setup } from './helpers.js';
 
-function history(db: Db) {
+function history(db: SqliteDb) {
   return db
     .prepare(
       `SELECT task_id AS taskId, field, old_value AS oldValue, new_value AS newValue, observed_at AS at

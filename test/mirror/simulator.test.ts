@@ -6,7 +6,7 @@ import { RequestGovernor } from '../../src/budget/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import { createHttpRemote } from '../../src/remote/index.js';
 import type { Simulator } from '../../src/sim/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -14,7 +14,7 @@ import { countWrites } from './helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function engineFor(sim: Simulator, db: Db, clock: FakeClock) {
+function engineFor(sim: Simulator, db: SqliteDb, clock: FakeClock) {
   const logger = pino({ level: 'silent' });
   const gate = new RequestGovernor({ clock, maxWaitMs: 0, reserve: 0 });
   const remote = createHttpRemote({ baseUrl: sim.baseUrl, token: sim.token, gate, clock, logger });
@@ -22,7 +22,7 @@ function engineFor(sim: Simulator, db: Db, clock: FakeClock) {
 }
 
 /** The mirror equals the service for `projectId`: every record's JSON, nothing more. */
-function expectMirrorEqualsService(db: Db, sim: Simulator, projectId: string): void {
+function expectMirrorEqualsService(db: SqliteDb, sim: Simulator, projectId: string): void {
   const want = sim.service.snapshot(projectId);
   const json = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).sort();
   const data = (table: string) =>

@@ -5,7 +5,7 @@ import { RemoteStatusError, UsageError } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import { put, replace, setup } from './helpers.js';
 
-const projectIds = (db: import('../../src/store/database.js').Db) =>
+const projectIds = (db: import('../../src/store/database.js').SqliteDb) =>
   db.prepare('SELECT id FROM projects ORDER BY id').pluck().all();
 
 describe('syncAll', () => {

@@ -44,12 +44,12 @@ describe('projmirror enqueue', () => {
     const second = JSON.parse(updated.stdout) as { id: number; idempotencyKey: string };
     const mirror = openDatabase(db);
     try {
-      expect(new OutboxRepository(mirror).get(Number(id))).toMatchObject({
+      expect(await new OutboxRepository(mirror).get(Number(id))).toMatchObject({
         op: 'task.create',
         idempotencyKey: key,
         body,
       });
-      expect(new OutboxRepository(mirror).get(second.id)).toMatchObject({
+      expect(await new OutboxRepository(mirror).get(second.id)).toMatchObject({
         op: 'task.update',
         targetId: 't_1',
         idempotencyKey: second.idempotencyKey,
@@ -82,7 +82,7 @@ describe('projmirror enqueue', () => {
       expect(result.stdout).toBe('');
     }
     const mirror = openDatabase(db);
-    expect(outboxItems(mirror)).toEqual([]);
+    expect(await outboxItems(mirror)).toEqual([]);
     mirror.close();
   });
 });
@@ -116,13 +116,16 @@ describe('projmirror outbox', () => {
     ]);
 
     expect(await cli('outbox', 'retry', '2', '--db', db)).toMatchObject({ code: 0 });
-    expect(new OutboxRepository(mirror).get(2)).toMatchObject({ state: 'pending', attempts: 2 });
+    expect(await new OutboxRepository(mirror).get(2)).toMatchObject({
+      state: 'pending',
+      attempts: 2,
+    });
     mirror.prepare(`UPDATE outbox SET state = 'sending' WHERE id = 1`).run();
     const refused = await cli('outbox', 'drop', '1', '--db', db);
     expect(refused).toMatchObject({ code: 2 });
     expect(refused.stderr).toMatch(/outbox item 1 is sending/);
     expect(await cli('outbox', 'drop', '2', '--db', db)).toMatchObject({ code: 0 });
-    expect(outboxItems(mirror).map((item) => item.id)).toEqual([1]);
+    expect((await outboxItems(mirror)).map((item) => item.id)).toEqual([1]);
     expect((await cli('outbox', 'retry', '--db', db)).stderr).toMatch(/needs an item id/);
     expect((await cli('outbox', 'drop', '7', '--db', db)).stderr).toMatch(/no outbox item 7/);
     mirror.close();

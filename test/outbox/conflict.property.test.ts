@@ -32,7 +32,7 @@ import {
 } from '../../src/outbox/index.js';
 import { decodeMessage } from '../../src/realtime/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { openDatabase, type SqliteDb } from '../../src/store/database.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { outboxItems } from '../fixtures/outbox.js';
 import { simulatorRemote } from '../fixtures/sim.js';
@@ -180,7 +180,7 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
     dependenciesPerProject: 0,
   });
   const { file } = tempDatabase();
-  let db: Db = openDatabase(file);
+  let db: SqliteDb = openDatabase(file);
   const http = simulatorRemote(sim);
   /** Per task id, the bodies the service accepted, in the order it accepted them. */
   const accepted = new Map<string, string[]>();
@@ -231,12 +231,13 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
     /** Per item id: the step of the push that sent it, or that held it in conflict. */
     const sentAt = new Map<number, number>();
     const heldAt = new Map<number, number>();
-    const states = () => new Map(outboxItems(db).map((item) => [item.id, item.state]));
+    const states = async () =>
+      new Map((await outboxItems(db)).map((item) => [item.id, item.state]));
     const push = async (at: number) => {
-      const before = states();
+      const before = await states();
       await pusher.pushOnce({ ignoreBackoff: true });
       await channel.settled();
-      for (const item of outboxItems(db)) {
+      for (const item of await outboxItems(db)) {
         if (item.state === before.get(item.id)) continue;
         // Its target was read again, or the service's answer written: the mirror knows it now.
         learned[queued.find((q) => q.id === item.id)!.task] = at;
@@ -245,8 +246,8 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
       }
     };
     /** Resolves item `id`; kept local, its base is the mirror's present values. */
-    const resolve = (keep: 'local' | 'remote', id: number) => {
-      resolveOutboxItem(db, id, keep === 'local' ? 'keep-local' : 'keep-remote', Date.now());
+    const resolve = async (keep: 'local' | 'remote', id: number) => {
+      await resolveOutboxItem(db, id, keep === 'local' ? 'keep-local' : 'keep-remote', Date.now());
       const item = queued.find((q) => q.id === id)!;
       if (keep === 'local') item.knownAt = learned[item.task]!;
     };
@@ -256,7 +257,11 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
       if (s.kind === 'local') {
         const body = { [s.field]: localValue(s.field, s.value) };
         const targetId = taskIds[s.task]!;
-        const id = enqueue(db, { op: 'task.update', projectId, targetId, body }, Date.now()).id;
+        const { id } = await enqueue(
+          db,
+          { op: 'task.update', projectId, targetId, body },
+          Date.now(),
+        );
         queued.push({ id, task: s.task, field: s.field, knownAt: learned[s.task]! });
       } else if (s.kind === 'remote') {
         const taskId = taskIds[s.task]!;
@@ -283,8 +288,8 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
           await channel.disconnect();
         }
       } else if (s.kind === 'resolve') {
-        const held = outboxItems(db, { state: 'conflict' })[0];
-        if (held !== undefined) resolve(s.keep, held.id);
+        const held = (await outboxItems(db, { state: 'conflict' }))[0];
+        if (held !== undefined) await resolve(s.keep, held.id);
       } else if (s.kind === 'sync') {
         await sync(at);
       } else if (s.kind === 'restart') {
@@ -308,7 +313,7 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
     // The queue drains: push, and discard whatever blocks an item still pending.
     for (let round = steps.length + 1; ; round++) {
       await push(round);
-      const now = outboxItems(db);
+      const now = await outboxItems(db);
       const pending = now.filter((item) => item.state === 'pending');
       if (pending.length === 0) break;
       for (const item of pending) {
@@ -317,11 +322,11 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
           (o) => o.id < item.id && o.state === 'conflict' && o.targetId === taskIds[task],
         );
         expect(blocker, `item ${item.id} pending with nothing to wait for`).toBeDefined();
-        if (states().get(blocker!.id) === 'conflict') resolve('remote', blocker!.id);
+        if ((await states()).get(blocker!.id) === 'conflict') await resolve('remote', blocker!.id);
       }
     }
 
-    const final = states();
+    const final = await states();
     /** True when the service changed a field the item touches after its mirror, before `until`. */
     const exposed = (item: Queued, until: number) =>
       remoteEdits.some(
@@ -348,7 +353,7 @@ async function play(steps: Step[], policy: OnConflict): Promise<void> {
       }
     }
     // Exactly once, in queue order per task: what the service accepted is the done items' bodies.
-    const items = outboxItems(db);
+    const items = await outboxItems(db);
     for (const [t, taskId] of taskIds.entries()) {
       const done = items.filter(
         (item) => item.targetId === taskId && final.get(item.id) === 'done',

@@ -33,11 +33,11 @@ async function setup(sim: Simulator) {
   expect((await mirror.syncAll()).ok).toBe(true);
   const projectId = sim.service.listProjects()[0]!.id;
   const tasks = sim.service.listTasks(projectId);
-  const queue = (op: string, body: unknown, targetId: string | null = null) =>
-    enqueue(db, { op, projectId, targetId, body }, Date.now()).id;
+  const queue = async (op: string, body: unknown, targetId: string | null = null) =>
+    (await enqueue(db, { op, projectId, targetId, body }, Date.now())).id;
   const push = (onConflict: OnConflict = 'hold') =>
     new OutboxPusher({ store, remote, clock: systemClock, logger, onConflict }).pushOnce();
-  const item = (id: number) => outboxItems(db).find((row) => row.id === id)!;
+  const item = async (id: number) => (await outboxItems(db)).find((row) => row.id === id)!;
   return { db, file, projectId, tasks, queue, push, item, sync: () => mirror.syncAll() };
 }
 
@@ -86,13 +86,13 @@ describe('the check before sending', () => {
     const taskId = sim.service.listTasks(projectId)[0]!.id;
     sim.service.updateTask(taskId, { status: 'InProgress', progress: 40 });
     const { db, queue, push, item } = await setup(sim);
-    const id = queue('task.update', { status: 'NotStarted' }, taskId);
+    const id = await queue('task.update', { status: 'NotStarted' }, taskId);
     sim.service.updateTask(taskId, { status: 'Done' });
     const writes = writesOf(sim);
     expect(await push()).toMatchObject({ conflicts: 1, done: 0, rereads: 1 });
     expect(writesOf(sim)).toBe(writes);
     expect(sim.service.getTask(taskId)!.status).toBe('Done');
-    const held = item(id);
+    const held = await item(id);
     expect(held.state).toBe('conflict');
     expect(held.lastError).toBe(
       'conflict: status was InProgress when queued, is Done on the service; progress was 40 when queued, is 100 on the service',
@@ -123,10 +123,10 @@ describe('the check before sending', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });
     const { tasks, queue, push, item } = await setup(sim);
     const taskId = tasks[0]!.id;
-    const id = queue('task.update', { progress: 100 }, taskId);
+    const id = await queue('task.update', { progress: 100 }, taskId);
     sim.service.updateTask(taskId, { name: 'Renamed by a colleague' });
     expect(await push()).toMatchObject({ done: 1, conflicts: 0 });
-    expect(item(id).state).toBe('done');
+    expect((await item(id)).state).toBe('done');
     expect(sim.service.getTask(taskId)).toMatchObject({
       name: 'Renamed by a colleague',
       progress: 100,
@@ -138,16 +138,16 @@ describe('the check before sending', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });
     const { tasks, queue, push, item } = await setup(sim);
     const [a, b] = [tasks[0]!.id, tasks[1]!.id];
-    const same = queue('task.update', { status: 'Done' }, a);
+    const same = await queue('task.update', { status: 'Done' }, a);
     sim.service.updateTask(a, { status: 'Done' });
-    const first = queue('task.update', { name: 'First' }, b);
-    const second = queue('task.update', { name: 'Second' }, b);
+    const first = await queue('task.update', { name: 'First' }, b);
+    const second = await queue('task.update', { name: 'Second' }, b);
     expect(await push()).toMatchObject({ done: 3, conflicts: 0 });
-    expect([item(same).state, item(first).state, item(second).state]).toEqual([
-      'done',
-      'done',
-      'done',
-    ]);
+    expect([
+      (await item(same)).state,
+      (await item(first)).state,
+      (await item(second)).state,
+    ]).toEqual(['done', 'done', 'done']);
     expect(sim.service.getTask(b)!.name).toBe('Second');
   });
 
@@ -158,20 +158,22 @@ describe('the check before sending', () => {
     const member = sim.service.addMember(projectId, { name: 'Ada' });
     const { tasks, queue, push, item } = await setup(sim);
     const [a, b, c] = tasks.map((t) => t.id);
-    const assign = queue('task.set_assignees', { assigneeIds: [member.id] }, a!);
-    const rename = queue('resource.update', { name: 'Big crane' }, resource.id);
-    const deps = queue('dependency.set', [{ predecessorId: a, successorId: b, type: 'FS' }]);
+    const assign = await queue('task.set_assignees', { assigneeIds: [member.id] }, a!);
+    const rename = await queue('resource.update', { name: 'Big crane' }, resource.id);
+    const deps = await queue('dependency.set', [{ predecessorId: a, successorId: b, type: 'FS' }]);
     sim.service.setAssignees(a!, []);
     sim.service.updateResource(resource.id, { name: 'Tower crane' });
     sim.service.setDependencies(projectId, [{ predecessorId: b!, successorId: c!, type: 'FS' }]);
     expect(await push()).toMatchObject({ conflicts: 3, done: 0 });
-    expect(item(assign).lastError).toMatch(
+    expect((await item(assign)).lastError).toMatch(
       /^conflict: assigneeIds was \[.*\] when queued, is \[\]/,
     );
-    expect(item(rename).lastError).toBe(
+    expect((await item(rename)).lastError).toBe(
       'conflict: name was Crane when queued, is Tower crane on the service',
     );
-    expect(item(deps).lastError).toMatch(/^conflict: dependencies was \[\] when queued, is \[/);
+    expect((await item(deps)).lastError).toMatch(
+      /^conflict: dependencies was \[\] when queued, is \[/,
+    );
   });
 
   it.each(DELETED_TARGETS)(
@@ -180,15 +182,18 @@ describe('the check before sending', () => {
       const sim = await startTestSimulator({ projects: 1, tasks: 2, dependenciesPerProject: 0 });
       const records = makeRecords(sim);
       const { queue, push, item } = await setup(sim);
-      const id = queue(target.op, target.body(records), target.target(records));
+      const id = await queue(target.op, target.body(records), target.target(records));
       target.remove(sim, records);
       const writes = writesOf(sim);
       expect(await push()).toMatchObject({ conflicts: 1, failed: 0, done: 0, rereads: 1 });
       expect(writesOf(sim)).toBe(writes);
-      expect(item(id)).toMatchObject({ state: 'conflict', lastError: target.lastError(records) });
-      expect(json(item(id).conflict)).toMatchObject({ fields: target.fields });
+      expect(await item(id)).toMatchObject({
+        state: 'conflict',
+        lastError: target.lastError(records),
+      });
+      expect(json((await item(id)).conflict)).toMatchObject({ fields: target.fields });
       if (target.fields === 'record')
-        expect(json(item(id).conflict)).toMatchObject({ remote: null });
+        expect(json((await item(id)).conflict)).toMatchObject({ remote: null });
     },
   );
 
@@ -196,10 +201,10 @@ describe('the check before sending', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });
     const { tasks, queue, push, item } = await setup(sim);
     const taskId = tasks[0]!.id;
-    const id = queue('task.update', { status: 'InProgress' }, taskId);
+    const id = await queue('task.update', { status: 'InProgress' }, taskId);
     sim.service.updateTask(taskId, { status: 'Done' });
     expect(await push('overwrite')).toMatchObject({ done: 1, conflicts: 0, rereads: 0 });
-    expect(item(id).state).toBe('done');
+    expect((await item(id)).state).toBe('done');
     expect(sim.service.getTask(taskId)!.status).toBe('InProgress');
   });
 
@@ -207,17 +212,17 @@ describe('the check before sending', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });
     const { tasks, queue, push, item } = await setup(sim);
     const [a, b] = [tasks[0]!.id, tasks[1]!.id];
-    const held = queue('task.update', { status: 'InProgress' }, a);
-    const behind = queue('task.update', { name: 'Behind' }, a);
-    const other = queue('task.update', { name: 'Other' }, b);
+    const held = await queue('task.update', { status: 'InProgress' }, a);
+    const behind = await queue('task.update', { name: 'Behind' }, a);
+    const other = await queue('task.update', { name: 'Other' }, b);
     sim.service.updateTask(a, { status: 'Done' });
     const report = await push();
     expect(report).toMatchObject({ conflicts: 1, done: 1, pending: 1 });
-    expect([item(held).state, item(behind).state, item(other).state]).toEqual([
-      'conflict',
-      'pending',
-      'done',
-    ]);
+    expect([
+      (await item(held)).state,
+      (await item(behind)).state,
+      (await item(other)).state,
+    ]).toEqual(['conflict', 'pending', 'done']);
   });
 });
 
@@ -226,27 +231,29 @@ describe('resolving a conflict', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 2 });
     const { db, file, tasks, queue, push, item } = await setup(sim);
     const [a, b] = [tasks[0]!.id, tasks[1]!.id];
-    const local = queue('task.update', { status: 'InProgress' }, a);
-    const remote = queue('task.update', { name: 'Mine' }, b);
+    const local = await queue('task.update', { status: 'InProgress' }, a);
+    const remote = await queue('task.update', { name: 'Mine' }, b);
     sim.service.updateTask(a, { status: 'Done' });
     sim.service.updateTask(b, { name: 'Theirs' });
     expect(await push()).toMatchObject({ conflicts: 2 });
-    expect(() => resolveOutboxItem(db, 999, 'keep-local', Date.now())).toThrow(/no outbox item/);
-    resolveOutboxItem(db, local, 'keep-local', Date.now());
-    resolveOutboxItem(db, remote, 'keep-remote', Date.now());
-    expect(() => resolveOutboxItem(db, remote, 'keep-local', Date.now())).toThrow(
+    await expect(resolveOutboxItem(db, 999, 'keep-local', Date.now())).rejects.toThrow(
+      /no outbox item/,
+    );
+    await resolveOutboxItem(db, local, 'keep-local', Date.now());
+    await resolveOutboxItem(db, remote, 'keep-remote', Date.now());
+    await expect(resolveOutboxItem(db, remote, 'keep-local', Date.now())).rejects.toThrow(
       /is discarded; only items in conflict resolve/,
     );
-    expect(item(local)).toMatchObject({ state: 'pending', conflict: null });
-    expect(json(item(local).base)).toEqual({
+    expect(await item(local)).toMatchObject({ state: 'pending', conflict: null });
+    expect(json((await item(local)).base)).toEqual({
       record: 'present',
       values: { status: 'Done', progress: 100 },
     });
     expect(await push()).toMatchObject({ done: 1, conflicts: 0 });
-    expect(item(local).state).toBe('done');
+    expect((await item(local)).state).toBe('done');
     expect(sim.service.getTask(a)!.status).toBe('InProgress');
-    expect(item(remote)).toMatchObject({ state: 'discarded' });
-    expect(item(remote).lastError).toMatch(
+    expect(await item(remote)).toMatchObject({ state: 'discarded' });
+    expect((await item(remote)).lastError).toMatch(
       /^discarded \(--keep-remote\): the service's values kept; conflict: name was/,
     );
     expect(sim.service.getTask(b)!.name).toBe('Theirs');

@@ -14,10 +14,14 @@ function setState(db: ReturnType<typeof tempDatabase>['db'], id: number, state: 
 }
 
 describe('enqueue', () => {
-  it('appends a pending item with a UUID idempotency key and the body as JSON', () => {
+  it('appends a pending item with a UUID idempotency key and the body as JSON', async () => {
     const { db } = tempDatabase();
-    const first = enqueue(db, { op: 'task.create', projectId: 'p_1', body: newTask('A') }, NOW);
-    const second = enqueue(
+    const first = await enqueue(
+      db,
+      { op: 'task.create', projectId: 'p_1', body: newTask('A') },
+      NOW,
+    );
+    const second = await enqueue(
       db,
       { op: 'task.update', projectId: 'p_1', targetId: 't_1', body: { progress: 5 } },
       NOW,
@@ -25,7 +29,7 @@ describe('enqueue', () => {
     expect(second.id).toBeGreaterThan(first.id);
     expect(first.idempotencyKey).toMatch(UUID);
     expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
-    expect(new OutboxRepository(db).get(first.id)).toMatchObject({
+    expect(await new OutboxRepository(db).get(first.id)).toMatchObject({
       op: 'task.create',
       projectId: 'p_1',
       targetId: null,
@@ -37,7 +41,7 @@ describe('enqueue', () => {
     });
   });
 
-  it('refuses bad input with a UsageError and queues nothing', () => {
+  it('refuses bad input with a UsageError and queues nothing', async () => {
     const { db } = tempDatabase();
     const attempts = [
       { op: 'task.explode', projectId: 'p_1', body: {} },
@@ -45,71 +49,81 @@ describe('enqueue', () => {
       { op: 'task.create', projectId: 'p_1', body: newTask('') },
       { op: 'task.create', projectId: ' ', body: newTask('A') },
     ];
-    const messages = attempts.map((input) => {
+    const messages: string[] = [];
+    for (const input of attempts) {
       try {
-        enqueue(db, input, NOW);
-        return 'queued';
+        await enqueue(db, input, NOW);
+        messages.push('queued');
       } catch (error) {
         expect(error).toBeInstanceOf(UsageError);
-        return (error as Error).message;
+        messages.push((error as Error).message);
       }
-    });
+    }
     expect(messages).toEqual([
       expect.stringMatching(/unknown op "task.explode"/),
       'task.update needs a target id',
       'task.create body: name must be a non-empty string',
       'an outbox item needs a project id',
     ]);
-    expect(outboxItems(db)).toEqual([]);
+    expect(await outboxItems(db)).toEqual([]);
   });
 
-  it('gives a plain SQL INSERT its own key, which never changes', () => {
+  it('gives a plain SQL INSERT its own key, which never changes', async () => {
     const { db } = tempDatabase();
     db.prepare(`INSERT INTO outbox (op, project_id, body) VALUES ('task.create', 'p_1', ?)`).run(
       newTaskJson('A'),
     );
-    const [item] = outboxItems(db);
+    const [item] = await outboxItems(db);
     expect(item?.idempotencyKey).toMatch(UUID);
     db.prepare(`UPDATE outbox SET state = 'failed' WHERE id = ?`).run(item?.id);
-    retryOutboxItem(db, item?.id ?? 0, NOW);
-    expect(new OutboxRepository(db).get(item?.id ?? 0)?.idempotencyKey).toBe(item?.idempotencyKey);
+    await retryOutboxItem(db, item?.id ?? 0, NOW);
+    expect((await new OutboxRepository(db).get(item?.id ?? 0))?.idempotencyKey).toBe(
+      item?.idempotencyKey,
+    );
   });
 });
 
 describe('managing items', () => {
-  it('retries a failed item keeping its attempts, and refuses sending or done ones', () => {
+  it('retries a failed item keeping its attempts, and refuses sending or done ones', async () => {
     const { db } = tempDatabase();
-    const { id } = enqueue(db, { op: 'task.create', projectId: 'p_1', body: newTask('A') }, NOW);
+    const { id } = await enqueue(
+      db,
+      { op: 'task.create', projectId: 'p_1', body: newTask('A') },
+      NOW,
+    );
     db.prepare(
       `UPDATE outbox SET state = 'failed', attempts = 3, last_error = 'x', next_attempt_at = 'y'
        WHERE id = ?`,
     ).run(id);
-    retryOutboxItem(db, id, NOW + 1000);
-    expect(new OutboxRepository(db).get(id)).toMatchObject({
+    await retryOutboxItem(db, id, NOW + 1000);
+    expect(await new OutboxRepository(db).get(id)).toMatchObject({
       state: 'pending',
       attempts: 3,
       nextAttemptAt: null,
       updatedAt: '2026-11-21T12:00:01.000Z',
     });
     setState(db, id, 'sending');
-    expect(() => retryOutboxItem(db, id, NOW)).toThrow(
+    await expect(retryOutboxItem(db, id, NOW)).rejects.toThrow(
       /item \d+ is sending; only failed or pending/,
     );
     setState(db, id, 'done');
-    expect(() => retryOutboxItem(db, id, NOW)).toThrow(/is done/);
-    expect(() => retryOutboxItem(db, 999, NOW)).toThrow('no outbox item 999');
+    await expect(retryOutboxItem(db, id, NOW)).rejects.toThrow(/is done/);
+    await expect(retryOutboxItem(db, 999, NOW)).rejects.toThrow('no outbox item 999');
   });
 
-  it('drops pending and failed items but never one being sent', () => {
+  it('drops pending and failed items but never one being sent', async () => {
     const { db } = tempDatabase();
-    const ids = [1, 2, 3].map(
-      () => enqueue(db, { op: 'task.delete', projectId: 'p_1', targetId: 't_1' }, NOW).id,
-    );
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(
+        (await enqueue(db, { op: 'task.delete', projectId: 'p_1', targetId: 't_1' }, NOW)).id,
+      );
+    }
     setState(db, ids[1] ?? 0, 'failed');
     setState(db, ids[2] ?? 0, 'sending');
-    dropOutboxItem(db, ids[0] ?? 0);
-    dropOutboxItem(db, ids[1] ?? 0);
-    expect(() => dropOutboxItem(db, ids[2] ?? 0)).toThrow(/is sending/);
-    expect(outboxItems(db).map((item) => item.id)).toEqual([ids[2]]);
+    await dropOutboxItem(db, ids[0] ?? 0);
+    await dropOutboxItem(db, ids[1] ?? 0);
+    await expect(dropOutboxItem(db, ids[2] ?? 0)).rejects.toThrow(/is sending/);
+    expect((await outboxItems(db)).map((item) => item.id)).toEqual([ids[2]]);
   });
 });

@@ -53,8 +53,8 @@ async function setup(
     ...pusherOptions,
   });
   const outbox = new OutboxRepository(db);
-  const queue = (projectId: string, name: string) =>
-    enqueue(db, { op: 'task.create', projectId, body: newTask(name) }, clock.now()).id;
+  const queue = async (projectId: string, name: string) =>
+    (await enqueue(db, { op: 'task.create', projectId, body: newTask(name) }, clock.now())).id;
   const projects = sim.service.listProjects().map((project) => project.id);
   return { clock, sim, db, remote, pusher, outbox, queue, projects };
 }
@@ -81,7 +81,8 @@ describe('push retries transient failures within the run', () => {
       { random: seeded(7) },
     );
     const names = Array.from({ length: 40 }, (_, i) => `bulk-${String(i).padStart(2, '0')}`);
-    const ids = names.map((name, i) => queue(projects[i % 2] ?? '', name));
+    const ids: number[] = [];
+    for (const [i, name] of names.entries()) ids.push(await queue(projects[i % 2] ?? '', name));
     const faults = new Prng(2026);
     let draw = 0;
     sim.faults.failNext({
@@ -102,7 +103,7 @@ describe('push retries transient failures within the run', () => {
     const report = await drive(pusher.pushOnce({ ignoreBackoff: true }), clock);
 
     expect(report).toMatchObject({ done: 40, failed: 0, pending: 0 });
-    expect(outbox.list().map((item) => item.state)).toEqual(ids.map(() => 'done'));
+    expect((await outbox.list()).map((item) => item.state)).toEqual(ids.map(() => 'done'));
     const created = projects.flatMap((id) => sim.service.listTasks(id)).map((task) => task.name);
     for (const name of names) expect(created.filter((other) => other === name)).toHaveLength(1);
     const log = sim.requestLog.filter({ route: 'createTask' });
@@ -119,9 +120,9 @@ describe('push retries transient failures within the run', () => {
     const { clock, sim, pusher, outbox, queue, projects, remote } = await setup({ projects: 2 });
     const [stuckProject, otherProject] = [projects[0] ?? '', projects[1] ?? ''];
     failCreatesOf(sim, stuckProject);
-    const head = queue(stuckProject, 'stuck');
-    const next = queue(stuckProject, 'after the stuck one');
-    const elsewhere = queue(otherProject, 'elsewhere');
+    const head = await queue(stuckProject, 'stuck');
+    const next = await queue(stuckProject, 'after the stuck one');
+    const elsewhere = await queue(otherProject, 'elsewhere');
     const started = clock.now();
 
     const report = await drive(pusher.pushOnce({ ignoreBackoff: true }), clock);
@@ -131,32 +132,32 @@ describe('push retries transient failures within the run', () => {
     expect(DEFAULT_ITEM_RETRY_WINDOW_MS).toBe(120_000);
     expect(report).toMatchObject({ done: 1, failed: 0, retried: 8, pending: 2 });
     expect(clock.now() - started).toBe(63_500);
-    const stuck = outbox.get(head);
+    const stuck = await outbox.get(head);
     expect(stuck).toMatchObject({ state: 'pending', attempts: 8 });
     expect(stuck?.lastError).toMatch(/HTTP 503/);
     expect(Date.parse(stuck?.nextAttemptAt ?? '')).toBeGreaterThan(clock.now());
-    expect(outbox.get(next)).toMatchObject({ state: 'pending', attempts: 0 });
-    expect(outbox.get(elsewhere)?.state).toBe('done');
+    expect(await outbox.get(next)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect((await outbox.get(elsewhere))?.state).toBe('done');
     const headKey = stuck?.idempotencyKey;
     const keys = createKeys(sim);
     expect(keys.filter((key) => key === headKey)).toHaveLength(8);
-    expect(keys).not.toContain(outbox.get(next)?.idempotencyKey);
+    expect(keys).not.toContain((await outbox.get(next))?.idempotencyKey);
     // The other project did not wait for the stuck head's retries.
-    expect(keys.indexOf(outbox.get(elsewhere)?.idempotencyKey)).toBeLessThan(3);
+    expect(keys.indexOf((await outbox.get(elsewhere))?.idempotencyKey)).toBeLessThan(3);
     await remote.close();
   });
 
   it('sends every try of a create with the same bytes and key, and creates it once', async () => {
     const { clock, sim, pusher, outbox, queue, projects, remote } = await setup({ projects: 1 });
     const project = projects[0] ?? '';
-    const id = queue(project, 'twice dropped');
+    const id = await queue(project, 'twice dropped');
     sim.faults.failNext({ route: 'createTask', kind: 'commitThenDrop', count: 2 });
     sim.faults.failNext({ route: 'createTask', kind: 'status', status: 502 });
 
     const report = await drive(pusher.pushOnce(), clock);
 
     expect(report).toMatchObject({ sent: 4, retried: 3, done: 1, pending: 0 });
-    const item = outbox.get(id);
+    const item = await outbox.get(id);
     expect(item).toMatchObject({ state: 'done', attempts: 4 });
     expect(new Set(createKeys(sim))).toEqual(new Set([item?.idempotencyKey]));
     const created = sim.service.listTasks(project).filter((task) => task.name === 'twice dropped');
@@ -167,19 +168,19 @@ describe('push retries transient failures within the run', () => {
   it('takes its bound per item from itemRetryWindowMs; 0 tries each item once', async () => {
     const short = await setup({ projects: 1 }, { itemRetryWindowMs: 10_000 });
     failCreatesOf(short.sim, short.projects[0] ?? '');
-    const id = short.queue(short.projects[0] ?? '', 'short bound');
+    const id = await short.queue(short.projects[0] ?? '', 'short bound');
     const started = short.clock.now();
     expect(await drive(short.pusher.pushOnce(), short.clock)).toMatchObject({ pending: 1 });
     // Tries at 0, 0.5, 1.5, 3.5 and 7.5 s; the next (15.5 s) is past 10 s.
-    expect(short.outbox.get(id)).toMatchObject({ state: 'pending', attempts: 5 });
+    expect(await short.outbox.get(id)).toMatchObject({ state: 'pending', attempts: 5 });
     expect(short.clock.now() - started).toBe(7_500);
     await short.remote.close();
 
     const none = await setup({ projects: 1 }, { itemRetryWindowMs: 0 });
     failCreatesOf(none.sim, none.projects[0] ?? '');
-    const once = none.queue(none.projects[0] ?? '', 'no retries');
+    const once = await none.queue(none.projects[0] ?? '', 'no retries');
     expect(await drive(none.pusher.pushOnce(), none.clock)).toMatchObject({ sent: 1, pending: 1 });
-    expect(none.outbox.get(once)).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(await none.outbox.get(once)).toMatchObject({ state: 'pending', attempts: 1 });
     await none.remote.close();
   });
 });

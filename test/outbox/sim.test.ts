@@ -14,7 +14,7 @@ import { Mirror } from '../../src/mirror/index.js';
 import { enqueue, OutboxPusher, type PushReport } from '../../src/outbox/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import type { Simulator } from '../../src/sim/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { tempDatabase, tempDir } from '../fixtures/db.js';
 import { simulatorRemote, startTestSimulator } from '../fixtures/sim.js';
@@ -37,8 +37,8 @@ async function setup(sim: Simulator) {
   const clock = new FakeClock();
   const pusher = new OutboxPusher({ store, remote, clock, logger });
   const projectId = sim.service.listProjects()[0]?.id ?? '';
-  const queue = (op: string, body: unknown, targetId: string | null = null) =>
-    enqueue(db, { op, projectId, targetId, body }, Date.now()).id;
+  const queue = async (op: string, body: unknown, targetId: string | null = null) =>
+    (await enqueue(db, { op, projectId, targetId, body }, Date.now())).id;
   /** Passes (each retrying within its run on the fake clock) until nothing is pending. */
   const drain = async (): Promise<PushReport[]> => {
     const reports: PushReport[] = [];
@@ -52,7 +52,8 @@ async function setup(sim: Simulator) {
   return { db, file, remote, projectId, queue, drain };
 }
 
-const mirrorRows = (db: Db, sql: string, ...params: unknown[]) => db.prepare(sql).all(...params);
+const mirrorRows = (db: SqliteDb, sql: string, ...params: unknown[]) =>
+  db.prepare(sql).all(...params);
 
 describe('outbox against the simulator', () => {
   it('never duplicates a create whose answer was dropped after it committed', async () => {
@@ -61,16 +62,16 @@ describe('outbox against the simulator', () => {
     const [first, second] = sim.service.listTasks(projectId);
     const dep = { predecessorId: first?.id, successorId: second?.id, type: 'FS' };
     const items = [
-      queue('task.create', newTask('Dropped once')),
-      queue('resource.create', { name: 'Crane' }),
-      queue('dependency.add', dep),
+      await queue('task.create', newTask('Dropped once')),
+      await queue('resource.create', { name: 'Crane' }),
+      await queue('dependency.add', dep),
     ];
     for (const route of ['createTask', 'createResource', 'addDependency'] as const) {
       sim.faults.failNext({ route, kind: 'commitThenDrop' });
     }
     const reports = await drain();
     expect(reports).toMatchObject([{ retried: 3, done: 3, pending: 0 }]);
-    expect(outboxItems(db).map((item) => [item.state, item.attempts])).toEqual(
+    expect((await outboxItems(db)).map((item) => [item.state, item.attempts])).toEqual(
       items.map(() => ['done', 2]),
     );
 
@@ -82,7 +83,10 @@ describe('outbox against the simulator', () => {
     const keys = sim.requestLog
       .filter({ route: 'createTask' })
       .map((entry) => entry.headers['idempotency-key']);
-    expect(keys).toEqual([new OutboxRepository(db).get(items[0] ?? 0)?.idempotencyKey, keys[0]]);
+    expect(keys).toEqual([
+      (await new OutboxRepository(db).get(items[0] ?? 0))?.idempotencyKey,
+      keys[0],
+    ]);
 
     expect(mirrorRows(db, 'SELECT id FROM tasks WHERE name = ?', 'Dropped once')).toEqual([
       { id: created[0]?.id },
@@ -102,22 +106,24 @@ describe('outbox against the simulator', () => {
     const { db, remote, projectId, queue, drain } = await setup(sim);
     const [keep, drop] = sim.service.listTasks(projectId);
     const member = sim.service.listMembers(projectId).find((m) => m.kind !== 'integration');
-    const created = queue('task.create', newTask('Fresh', { progress: 10 }));
-    queue('task.update', { progress: 40 }, keep?.id ?? '');
-    queue('task.update', { status: 'Done' }, keep?.id ?? '');
-    queue('task.set_assignees', { assigneeIds: [member?.id] }, keep?.id ?? '');
-    queue('task.delete', {}, drop?.id ?? '');
+    const created = await queue('task.create', newTask('Fresh', { progress: 10 }));
+    await queue('task.update', { progress: 40 }, keep?.id ?? '');
+    await queue('task.update', { status: 'Done' }, keep?.id ?? '');
+    await queue('task.set_assignees', { assigneeIds: [member?.id] }, keep?.id ?? '');
+    await queue('task.delete', {}, drop?.id ?? '');
     const readOnly = sim.service.listProjects().find((p) => p.readOnlyReason !== null);
-    const refused = enqueue(
-      db,
-      { op: 'task.create', projectId: readOnly?.id ?? '', body: newTask('Never') },
-      Date.now(),
+    const refused = (
+      await enqueue(
+        db,
+        { op: 'task.create', projectId: readOnly?.id ?? '', body: newTask('Never') },
+        Date.now(),
+      )
     ).id;
     const writesBefore = sim.requestLog.filter({ where: (e) => e.method !== 'GET' }).length;
 
     const [report] = await drain();
     expect(report).toMatchObject({ sent: 5, done: 5, failed: 1, pending: 0 });
-    expect(new OutboxRepository(db).get(refused)?.lastError).toBe(
+    expect((await new OutboxRepository(db).get(refused))?.lastError).toBe(
       `project_read_only: project ${readOnly?.id} is read-only (archived)`,
     );
     expect(sim.requestLog.filter({ where: (e) => e.method !== 'GET' }).length - writesBefore).toBe(
@@ -140,7 +146,7 @@ describe('outbox against the simulator', () => {
       assigneeIds: [member?.id],
     });
     expect(serviceTasks.some((t) => t.id === drop?.id)).toBe(false);
-    const result = JSON.parse(new OutboxRepository(db).get(created)?.result ?? '{}') as {
+    const result = JSON.parse((await new OutboxRepository(db).get(created))?.result ?? '{}') as {
       id: string;
     };
     expect(serviceTasks.find((t) => t.id === result.id)?.name).toBe('Fresh');
@@ -158,8 +164,8 @@ describe('outbox against the simulator', () => {
     const { db, file, remote, queue } = await setup(sim);
     await remote.close();
     const tokenFile = writeTokenFile(sim);
-    const refused = queue('task.create', newTask('Nobody', { assigneeIds: ['m_nobody'] }));
-    const later = queue('task.create', newTask('Later'));
+    const refused = await queue('task.create', newTask('Nobody', { assigneeIds: ['m_nobody'] }));
+    const later = await queue('task.create', newTask('Later'));
     sim.faults.failNext({ route: 'createTask', kind: 'status', status: 503 });
     const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
     args.push('--log-level', 'silent');
@@ -167,7 +173,7 @@ describe('outbox against the simulator', () => {
     const busy = await cli(...args, '--item-retry-window-ms', '0');
     expect(busy.code).toBe(1);
     expect(busy.stderr).toBe('projmirror: push: 2 items left pending\n');
-    expect(outboxItems(db).map((item) => [item.state, item.attempts])).toEqual([
+    expect((await outboxItems(db)).map((item) => [item.state, item.attempts])).toEqual([
       ['pending', 1],
       ['pending', 0],
     ]);
@@ -175,10 +181,10 @@ describe('outbox against the simulator', () => {
     const done = await cli(...args);
     expect(done.code).toBe(0);
     expect(done.stderr).toMatch(/^projmirror: push: 1 item failed \(see projmirror outbox list/);
-    expect(new OutboxRepository(db).get(refused)?.lastError).toMatch(
+    expect((await new OutboxRepository(db).get(refused))?.lastError).toMatch(
       /^validation_failed: .*m_nobody/,
     );
-    expect(new OutboxRepository(db).get(later)?.state).toBe('done');
+    expect((await new OutboxRepository(db).get(later))?.state).toBe('done');
     expect(done.stderr).not.toContain(sim.token);
   });
 
@@ -187,7 +193,7 @@ describe('outbox against the simulator', () => {
     const { db, file, remote, queue } = await setup(sim);
     await remote.close();
     const tokenFile = writeTokenFile(sim);
-    const id = queue('task.create', newTask('Dropped, then retried'));
+    const id = await queue('task.create', newTask('Dropped, then retried'));
     sim.faults.failNext({ route: 'createTask', kind: 'drop' });
     const args = ['push', '--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
     args.push('--log-level', 'silent');
@@ -202,7 +208,7 @@ describe('outbox against the simulator', () => {
     expect(sim.requestLog.count({ route: 'createTask' })).toBe(0);
 
     expect(await cli(...args)).toMatchObject({ code: 0, stderr: '' });
-    expect(new OutboxRepository(db).get(id)).toMatchObject({ state: 'done', attempts: 2 });
+    expect(await new OutboxRepository(db).get(id)).toMatchObject({ state: 'done', attempts: 2 });
     const help = await spawnCli(['push', '--help']).exit;
     expect(help.stdout).toMatch(/--item-retry-window-ms +how long to keep retrying one item/);
     expect(help.stdout).toMatch(/\[default: 120000\]/);
@@ -213,7 +219,8 @@ describe('outbox against the simulator', () => {
     const { db, file, remote, projectId, queue } = await setup(sim);
     await remote.close();
     const names = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
-    const ids = names.map((name) => queue('task.create', newTask(name)));
+    const ids: number[] = [];
+    for (const name of names) ids.push(await queue('task.create', newTask(name)));
     // The 2nd create request (k1) is held at the service and the pusher killed while it waits
     // (never applied). At the 6th (k4, after k1 resent, k2, k3) the test holds the mirror's write
     // lock, so the service applies it but the pusher cannot record it done before it is killed.
@@ -234,14 +241,14 @@ describe('outbox against the simulator', () => {
         return arrivals === 2;
       },
     });
-    const states = () => outboxItems(db).map((item) => item.state);
+    const states = async () => (await outboxItems(db)).map((item) => item.state);
 
     const tokenFile = writeTokenFile(sim);
     const first = runPush(file, sim, tokenFile);
     await heldAt2.fired;
     first.child.kill('SIGKILL');
     expect((await first.exit).signal).toBe('SIGKILL');
-    expect(states()).toEqual(['done', 'sending', 'pending', 'pending', 'pending', 'pending']);
+    expect(await states()).toEqual(['done', 'sending', 'pending', 'pending', 'pending', 'pending']);
 
     const second = runPush(file, sim, tokenFile);
     await lockedAt6.fired;
@@ -249,7 +256,7 @@ describe('outbox against the simulator', () => {
     second.child.kill('SIGKILL');
     expect((await second.exit).signal).toBe('SIGKILL');
     db.exec('ROLLBACK');
-    expect(states()).toEqual(['done', 'done', 'done', 'done', 'sending', 'pending']);
+    expect(await states()).toEqual(['done', 'done', 'done', 'done', 'sending', 'pending']);
 
     const args = ['--base-url', sim.baseUrl, '--token-file', tokenFile, '--db', file];
     const restarted = await cli('push', ...args, '--log-level', 'silent');
@@ -257,10 +264,10 @@ describe('outbox against the simulator', () => {
     for (const name of names) {
       expect(sim.service.listTasks(projectId).filter((t) => t.name === name)).toHaveLength(1);
     }
-    expect(outboxItems(db).map((item) => [item.id, item.state, item.attempts])).toEqual(
+    expect((await outboxItems(db)).map((item) => [item.id, item.state, item.attempts])).toEqual(
       ids.map((id, index) => [id, 'done', index === 1 || index === 4 ? 2 : 1]),
     );
-    const k4Key = new OutboxRepository(db).get(ids[4] ?? 0)?.idempotencyKey;
+    const k4Key = (await new OutboxRepository(db).get(ids[4] ?? 0))?.idempotencyKey;
     const k4Sends = sim.requestLog.filter({
       route: 'createTask',
       where: (entry) => entry.headers['idempotency-key'] === k4Key,

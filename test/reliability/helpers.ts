@@ -13,7 +13,7 @@ import { openEngine } from '../../src/daemon/wiring.js';
 import type { SyncReport } from '../../src/mirror/index.js';
 import type { PushReport } from '../../src/outbox/index.js';
 import { Prng, type Simulator } from '../../src/sim/index.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { openDatabase, type SqliteDb } from '../../src/store/database.js';
 import { CLI_NODE_ARGS } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { singleToken } from '../../src/tokens/index.js';
@@ -126,7 +126,7 @@ export function taskLines(tasks: readonly Record<string, unknown>[]): string[] {
 }
 
 /** The project's tasks as the mirror holds them, in `taskLines` form. */
-export function mirroredTaskLines(db: Db, projectId: string): string[] {
+export function mirroredTaskLines(db: SqliteDb, projectId: string): string[] {
   const rows = db
     .prepare(
       `SELECT id, name, status, progress, start_date AS startDate FROM tasks WHERE project_id = ?`,
@@ -140,7 +140,7 @@ export function mirroredTaskLines(db: Db, projectId: string): string[] {
  * status, progress, start date), and the ids of members, resources and dependencies. Empty when
  * the mirror has converged.
  */
-export function differences(db: Db, sim: Simulator): string[] {
+export function differences(db: SqliteDb, sim: Simulator): string[] {
   const found: string[] = [];
   const ids = (sql: string, projectId: string) =>
     (db.prepare(sql).pluck().all(projectId) as string[]).sort();

@@ -29,27 +29,27 @@ const HOLD_MS = 30;
 const KILL_DELAY_MAX_MS = 60;
 
 /** Queues this round's four edits; returns the names the creates will have. */
-function queueRound(file: string, round: number, taskId: string): string[] {
+async function queueRound(file: string, round: number, taskId: string): Promise<string[]> {
   const db = openDatabase(file);
   const dates = { startDate: '2026-12-01', endDate: '2026-12-04', status: 'NotStarted' };
   const names = [`round ${round} a`, `round ${round} b`, `round ${round} crane`];
   try {
     const queue = (op: string, body: unknown, targetId: string | null = null) =>
       enqueue(db, { op, projectId: PROJECT, targetId, body }, Date.now());
-    queue('task.create', { name: names[0], ...dates });
-    queue('task.update', { progress: (round + 1) * 9 }, taskId);
-    queue('task.create', { name: names[1], ...dates });
-    queue('resource.create', { name: names[2] });
+    await queue('task.create', { name: names[0], ...dates });
+    await queue('task.update', { progress: (round + 1) * 9 }, taskId);
+    await queue('task.create', { name: names[1], ...dates });
+    await queue('resource.create', { name: names[2] });
     return names;
   } finally {
     db.close();
   }
 }
 
-function outbox(file: string) {
+async function outbox(file: string) {
   const db = openDatabase(file);
   try {
-    return outboxItems(db);
+    return await outboxItems(db);
   } finally {
     db.close();
   }
@@ -82,9 +82,9 @@ export async function killPushRounds(): Promise<number> {
   const created: string[] = [];
   let killed = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    const names = queueRound(file, round, target);
+    const names = await queueRound(file, round, target);
     created.push(...names);
-    const waiting = outbox(file).filter((item) => item.state !== 'done').length;
+    const waiting = (await outbox(file)).filter((item) => item.state !== 'done').length;
     writes = 0;
     killAt = 1 + Math.floor(random() * waiting);
     running = spawnCli(args);
@@ -93,7 +93,7 @@ export async function killPushRounds(): Promise<number> {
     else expect(exit).toMatchObject({ code: 0, stderr: '' });
 
     expect(checkIntegrity(file)).toEqual({ integrity: 'ok', foreignKeyProblems: 0 });
-    const items = outbox(file);
+    const items = await outbox(file);
     expect(items).toHaveLength((round + 1) * 4);
     expect(items.filter((item) => item.state === 'failed')).toEqual([]);
   }
@@ -101,7 +101,7 @@ export async function killPushRounds(): Promise<number> {
 
   expect(await inProcess('push', sim, file)).toMatchObject({ pending: 0, failed: 0 });
   expect(checkIntegrity(file)).toEqual({ integrity: 'ok', foreignKeyProblems: 0 });
-  expect(outbox(file).map((item) => item.state)).toEqual(Array(ROUNDS * 4).fill('done'));
+  expect((await outbox(file)).map((item) => item.state)).toEqual(Array(ROUNDS * 4).fill('done'));
 
   const onService = [
     ...sim.service.listTasks(PROJECT).map((task) => task.name),

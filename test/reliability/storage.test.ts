@@ -54,7 +54,11 @@ describe('a mirror file that cannot be written', () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 200, tokens: [TOKEN] });
     const file = await syncedMirror(sim);
     const db = openDatabase(file);
-    enqueue(db, { op: 'task.update', projectId: 'p_1', targetId: 't_1', body: { progress: 5 } }, 0);
+    await enqueue(
+      db,
+      { op: 'task.update', projectId: 'p_1', targetId: 't_1', body: { progress: 5 } },
+      0,
+    );
     db.close();
     const before = fileDigest(file);
     sim.service.updateTask(sim.service.listTasks('p_1')[0]!.id, { name: 'changed meanwhile' });
@@ -80,7 +84,7 @@ describe('a mirror file that cannot be written', () => {
     const file = await syncedMirror(sim);
     sim.service.seedTasks('p_1', 1_500);
     const db = openDatabase(file);
-    const item = enqueue(
+    const item = await enqueue(
       db,
       { op: 'resource.create', projectId: 'p_1', body: { name: 'x'.repeat(20_000) } },
       0,
@@ -102,7 +106,9 @@ describe('a mirror file that cannot be written', () => {
     const after = openDatabase(file);
     try {
       expect(after.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(300);
-      expect(outboxItems(after).find((entry) => entry.id === item.id)?.state).not.toBe('done');
+      expect((await outboxItems(after)).find((entry) => entry.id === item.id)?.state).not.toBe(
+        'done',
+      );
     } finally {
       after.close();
     }
@@ -113,7 +119,7 @@ describe('a mirror file that cannot be written', () => {
     const done = openDatabase(file);
     try {
       expect(differences(done, sim)).toEqual([]);
-      expect(outboxItems(done).map((entry) => entry.state)).toEqual(['done']);
+      expect((await outboxItems(done)).map((entry) => entry.state)).toEqual(['done']);
     } finally {
       done.close();
     }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { CLI_NODE_ARGS } from '../fixtures/cli.js';
 
 const DOC = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
@@ -46,7 +46,7 @@ function isoWeek(ms: number): string {
 }
 
 describe('the five analyst questions, one query each, against the demo mirror', () => {
-  let db: Db;
+  let db: SqliteDb;
   let tasks: TaskRow[];
   let today: string;
   let assignees: Map<string, string[]>;

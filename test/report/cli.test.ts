@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPORT_VIEW_NAMES, REPORT_VIEWS, UTF8_BOM } from '../../src/report/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { runCli, type CliRun } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { asCsvRow, csvObjects } from './csv.js';
@@ -22,7 +22,12 @@ function expectUsageError(run: CliRun, pattern: RegExp): void {
   expect(lines[0]).toMatch(pattern);
 }
 
-function view(db: Db, name: string, where = '', order = '1, 2, 3'): Record<string, unknown>[] {
+function view(
+  db: SqliteDb,
+  name: string,
+  where = '',
+  order = '1, 2, 3',
+): Record<string, unknown>[] {
   return db.prepare(`SELECT * FROM ${name} ${where} ORDER BY ${order}`).all() as Record<
     string,
     unknown

@@ -2,6 +2,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import {
   csvLines,
+  joined,
   jsonLines,
   MAX_CELL_WIDTH,
   renderTable,
@@ -10,11 +11,11 @@ import {
 import { parseCsv } from './csv.js';
 
 const csv = (rows: Record<string, string | number | null>[], bom = false) =>
-  [...csvLines(Object.keys(rows[0] ?? { a: 1 }), rows, { bom })].join('');
+  joined(csvLines(Object.keys(rows[0] ?? { a: 1 }), rows, { bom }));
 
 describe('CSV', () => {
-  it('quotes exactly the fields with a comma, quote, CR or LF, doubling quotes', () => {
-    const text = csv([
+  it('quotes exactly the fields with a comma, quote, CR or LF, doubling quotes', async () => {
+    const text = await csv([
       {
         a: 'plain text',
         b: 'a, b',
@@ -31,8 +32,8 @@ describe('CSV', () => {
     );
   });
 
-  it('escapes cells that a spreadsheet would run as a formula, and leaves numbers alone', () => {
-    const text = csv([
+  it('escapes cells that a spreadsheet would run as a formula, and leaves numbers alone', async () => {
+    const text = await csv([
       { name: '=HYPERLINK("http://x","y")', b: '+1', c: '-2', d: '@SUM(A1)', e: -3, f: 'a=b' },
     ]);
     expect(parseCsv(text)[1]).toEqual([
@@ -45,18 +46,18 @@ describe('CSV', () => {
     ]);
   });
 
-  it('starts with a UTF-8 byte order mark when asked, and only then', () => {
+  it('starts with a UTF-8 byte order mark when asked, and only then', async () => {
     const rows = [{ name: 'Café 漢字' }];
-    expect(csv(rows, true)).toBe(`${UTF8_BOM}name\r\nCafé 漢字\r\n`);
-    expect(csv(rows)).toBe('name\r\nCafé 漢字\r\n');
+    expect(await csv(rows, true)).toBe(`${UTF8_BOM}name\r\nCafé 漢字\r\n`);
+    expect(await csv(rows)).toBe('name\r\nCafé 漢字\r\n');
   });
 
-  it('writes a header and CRLF records that read back field for field', () => {
+  it('writes a header and CRLF records that read back field for field', async () => {
     const rows = [
       { id: 't1', name: 'Frame walls, floor 1', note: 'He said "now"\r\nthen left', n: 3 },
       { id: 't2', name: null, note: '', n: 0.5 },
     ];
-    const text = [...csvLines(['id', 'name', 'note', 'n'], rows)].join('');
+    const text = await joined(csvLines(['id', 'name', 'note', 'n'], rows));
     expect(text.endsWith('\r\n')).toBe(true);
     expect(parseCsv(text)).toEqual([
       ['id', 'name', 'note', 'n'],
@@ -65,21 +66,21 @@ describe('CSV', () => {
     ]);
   });
 
-  it('writes the header alone when there are no rows', () => {
-    expect([...csvLines(['a', 'b'], [])].join('')).toBe('a,b\r\n');
+  it('writes the header alone when there are no rows', async () => {
+    expect(await joined(csvLines(['a', 'b'], []))).toBe('a,b\r\n');
   });
 });
 
 describe('JSON', () => {
-  it('is an array of objects, one per line, and [] when empty', () => {
+  it('is an array of objects, one per line, and [] when empty', async () => {
     const rows = [
       { a: 1, b: 'x\ny' },
       { a: null, b: '' },
     ];
-    const text = [...jsonLines(rows)].join('');
+    const text = await joined(jsonLines(rows));
     expect(JSON.parse(text)).toEqual(rows);
     expect(text.split('\n')).toHaveLength(rows.length + 3);
-    expect([...jsonLines([])].join('')).toBe('[]\n');
+    expect(await joined(jsonLines([]))).toBe('[]\n');
   });
 });
 

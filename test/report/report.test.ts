@@ -6,7 +6,7 @@ import { asJsonRow } from './json.js';
 describe('report', () => {
   it('prints both parts as aligned tables for a terminal', async () => {
     const { db } = await buildReportMirror();
-    const text = renderReport(buildReport(db), 'table');
+    const text = await renderReport(await buildReport(db), 'table');
     expect(text).toBe(
       [
         `Project progress (2 projects, ${day(0)} UTC)`,
@@ -25,7 +25,9 @@ describe('report', () => {
 
   it('nests each project overdue tasks in JSON, and filters by project', async () => {
     const { db } = await buildReportMirror();
-    const parsed = JSON.parse(renderReport(buildReport(db, { projectId: 'p_bravo' }), 'json'));
+    const parsed = JSON.parse(
+      await renderReport(await buildReport(db, { projectId: 'p_bravo' }), 'json'),
+    );
     const progress = db.prepare<[], Record<string, unknown>>(
       `SELECT * FROM v_project_progress WHERE project_id = 'p_bravo'`,
     );
@@ -42,7 +44,7 @@ describe('report', () => {
     ]);
     expect(parsed[0].overdue_tasks).toHaveLength(1);
 
-    const table = renderReport(buildReport(db, { projectId: 'p_bravo' }), 'table');
+    const table = await renderReport(await buildReport(db, { projectId: 'p_bravo' }), 'table');
     expect(table).toContain('Project progress (1 project,');
     expect(table).not.toContain('Alpha');
   });
@@ -50,7 +52,7 @@ describe('report', () => {
   it('says so when nothing is overdue', async () => {
     const { db } = await buildReportMirror();
     db.exec(`UPDATE tasks SET status = 'Done'`);
-    const text = renderReport(buildReport(db), 'table');
+    const text = await renderReport(await buildReport(db), 'table');
     expect(text.trimEnd().split('\n').at(-1)).toBe(
       `Overdue tasks: 0 (not Done, end date before ${day(0)})`,
     );

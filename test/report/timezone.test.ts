@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isTimeZone, offsetSchedule, zonedDay } from '../../src/domain/index.js';
+import { connectionOf } from '../../src/store/handle.js';
 import { recordTimeZone, storedTimeZone } from '../../src/store/timezone.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,19 +29,19 @@ describe('time zones', () => {
     expect(zonedDay('Pacific/Kiritimati', Date.UTC(2026, 0, 15, 12))).toBe('2026-01-16');
   });
 
-  it('records the zone in the mirror, where v_today takes today in it', () => {
+  it('records the zone in the mirror, where v_today takes today in it', async () => {
     const { db } = tempDatabase();
     const today = () => db.prepare('SELECT day, timezone FROM v_today').get();
     const utcDay = new Date().toISOString().slice(0, 10);
     expect(today()).toEqual({ day: utcDay, timezone: 'UTC' });
     const zone = zoneOffTheUtcDay();
-    expect(recordTimeZone(db, zone, Date.now())).toBe(true);
-    expect(recordTimeZone(db, zone, Date.now())).toBe(false);
-    expect(storedTimeZone(db)).toBe(zone);
+    expect(await recordTimeZone(db, zone, Date.now())).toBe(true);
+    expect(await recordTimeZone(db, zone, Date.now())).toBe(false);
+    expect(await storedTimeZone(connectionOf(db))).toBe(zone);
     const local = zonedDay(zone, Date.now());
     expect(local).not.toBe(utcDay);
     expect(today()).toEqual({ day: local, timezone: zone });
-    expect(recordTimeZone(db, 'UTC', Date.now())).toBe(true);
+    expect(await recordTimeZone(db, 'UTC', Date.now())).toBe(true);
     expect(today()).toEqual({ day: utcDay, timezone: 'UTC' });
     expect(db.prepare('SELECT count(*) FROM timezone_offsets').pluck().get()).toBe(0);
   });

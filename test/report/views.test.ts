@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { buildReportMirror, day } from './mirror.js';
 
-function all(db: Db, sql: string): unknown[] {
+function all(db: SqliteDb, sql: string): unknown[] {
   return db.prepare(sql).all();
 }
 
 /** Each day's counts as `status=count` text, NULL status as `?`, for one project. */
-function dailyCounts(db: Db, projectId: string): Record<string, string> {
+function dailyCounts(db: SqliteDb, projectId: string): Record<string, string> {
   const rows = db
     .prepare(
       `SELECT day, status, tasks FROM v_task_status_daily WHERE project_id = ?

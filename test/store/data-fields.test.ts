@@ -38,7 +38,7 @@ describe('FieldCatalog', () => {
     ]);
   });
 
-  it('writes only what is new, says once that the set grew, and forgets a rolled-back note', () => {
+  it('writes only what is new, says once that the set grew, and forgets a rolled-back note', async () => {
     const { db } = tempDatabase();
     const store = new MirrorStore(db);
     const rows = () =>
@@ -46,26 +46,28 @@ describe('FieldCatalog', () => {
         .prepare('SELECT record_kind, field, value_type FROM data_fields ORDER BY 2, 3')
         .raw()
         .all();
-    store.transaction(() => store.fields.note('members', [{ id: 'm1', rate: 80 }], AT));
+    await store.transaction(() => store.fields.note('members', [{ id: 'm1', rate: 80 }], AT));
     expect(rows()).toEqual([
       ['members', 'id', 'text'],
       ['members', 'rate', 'integer'],
     ]);
     expect(store.fields.takeGrowth()).toBe(true);
-    store.transaction(() => store.fields.note('members', [{ id: 'm2', rate: 90 }], AT));
+    await store.transaction(() => store.fields.note('members', [{ id: 'm2', rate: 90 }], AT));
     expect(store.fields.takeGrowth()).toBe(false);
-    store.transaction(() => store.fields.note('members', [{ id: 'm3', rate: 92.5 }], AT));
+    await store.transaction(() => store.fields.note('members', [{ id: 'm3', rate: 92.5 }], AT));
     expect(rows()).toContainEqual(['members', 'rate', 'real']);
     expect(store.fields.takeGrowth()).toBe(true);
 
-    expect(() =>
-      store.transaction(() => {
-        store.fields.note('members', [{ id: 'm4', hired: '2026-01-05' }], AT);
+    await expect(
+      store.transaction(async () => {
+        await store.fields.note('members', [{ id: 'm4', hired: '2026-01-05' }], AT);
         throw new Error('rolled back');
       }),
-    ).toThrow('rolled back');
+    ).rejects.toThrow('rolled back');
     expect(rows()).not.toContainEqual(['members', 'hired', 'date']);
-    store.transaction(() => store.fields.note('members', [{ id: 'm4', hired: '2026-01-05' }], AT));
+    await store.transaction(() =>
+      store.fields.note('members', [{ id: 'm4', hired: '2026-01-05' }], AT),
+    );
     expect(rows()).toContainEqual(['members', 'hired', 'date']);
   });
 });

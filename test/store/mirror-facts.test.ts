@@ -23,20 +23,20 @@ function seeded() {
 }
 
 describe('MirrorFacts', () => {
-  it('sizes projects from the last pass and places their last consistent pass', () => {
+  it('sizes projects from the last pass and places their last consistent pass', async () => {
     const { facts } = seeded();
-    expect(facts.taskCounts()).toEqual([
+    expect(await facts.taskCounts()).toEqual([
       { id: 'p_1', taskCount: 1200 },
       { id: 'p_2', taskCount: 0 },
     ]);
-    expect(facts.taskCounts(['p_2'])).toEqual([{ id: 'p_2', taskCount: 0 }]);
-    expect(facts.lastPassAt('p_1')).toBe(now - 600_000);
-    expect(facts.lastPassAt('p_2')).toBeUndefined();
+    expect(await facts.taskCounts(['p_2'])).toEqual([{ id: 'p_2', taskCount: 0 }]);
+    expect(await facts.lastPassAt('p_1')).toBe(now - 600_000);
+    expect(await facts.lastPassAt('p_2')).toBeUndefined();
   });
 
-  it('prunes history older than the retention, and only that', () => {
+  it('prunes history older than the retention, and only that', async () => {
     const { db, facts } = seeded();
-    expect(facts.pruneHistory(now, 365)).toBe(2);
+    expect(await facts.pruneHistory(now, 365)).toBe(2);
     expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(2);
   });
 });

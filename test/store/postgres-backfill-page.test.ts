@@ -69,13 +69,13 @@ async function statements(): Promise<{ atOnce: number; begin: number }> {
 }
 
 /** A writer on a new connection; `begin` starts the project's backfill. */
-function mirror(claims?: ProjectFence, begin = true) {
-  const db = openConnection({ db: url }, 'write');
+async function mirror(claims?: ProjectFence, begin = true) {
+  const db = await openConnection({ db: url }, 'write');
   const store = new MirrorStore(db);
   const writer = new MirrorWriter(store, new FakeClock(), claims);
   const tally = newTally();
-  if (begin) writer.beginBackfill(project, tally);
-  const read = (sql: string) => db.prepare(sql).all() as unknown[];
+  if (begin) await writer.beginBackfill(project, tally);
+  const read = (sql: string) => db.prepare(sql).all();
   return { db, store, writer, tally, read };
 }
 
@@ -87,32 +87,36 @@ describe('a backfill page on PostgreSQL', () => {
   });
 
   it('of new tasks is one statement, no transaction, and writes what a transaction would', async () => {
-    const { db, store, writer, tally, read } = mirror();
+    const { db, store, writer, tally, read } = await mirror();
     // The first page's fields are new to the catalogue: it takes the transaction, which notes them.
-    expect(writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally)).toBeUndefined();
+    expect(
+      await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally),
+    ).toBeUndefined();
     await admin.query('SELECT pg_stat_statements_reset()');
     const next = rows(task('t3', { assigneeIds: ['m1', 'm2'] }), task('t4', { assigneeIds: [] }));
-    expect(writer.backfillPage('p1', next, page(2), tally)).toBeUndefined();
+    expect(await writer.backfillPage('p1', next, page(2), tally)).toBeUndefined();
     expect(await statements()).toEqual({ atOnce: 1, begin: 0 });
     expect(tally.rows).toBe(5); // the project, then t1 to t4
-    expect(read('SELECT id, name, status FROM tasks ORDER BY id')).toEqual(
+    expect(await read('SELECT id, name, status FROM tasks ORDER BY id')).toEqual(
       ['t1', 't2', 't3', 't4'].map((id) => ({ id, name: `Task ${id}`, status: 'NotStarted' })),
     );
-    expect(read('SELECT task_id, member_id FROM task_assignees ORDER BY 1, 2')).toEqual([
+    expect(await read('SELECT task_id, member_id FROM task_assignees ORDER BY 1, 2')).toEqual([
       { task_id: 't1', member_id: 'm1' },
       { task_id: 't2', member_id: 'm1' },
       { task_id: 't3', member_id: 'm1' },
       { task_id: 't3', member_id: 'm2' },
     ]);
-    expect(store.taskPages.heads('p1', 3)).toEqual([
+    expect(await store.taskPages.heads('p1', 3)).toEqual([
       { page: 1, etag: '"e1"', rowCount: 2 },
       { page: 2, etag: '"e2"', rowCount: 2 },
     ]);
-    expect(store.syncState.get('p1')).toMatchObject({ pagesRead: 2, totalCount: 9 });
-    expect(store.seenTasks.count('p1')).toBe(4);
-    expect(read('SELECT count(*) AS n FROM task_history')).toEqual([{ n: 0 }]);
+    expect(await store.syncState.get('p1')).toMatchObject({ pagesRead: 2, totalCount: 9 });
+    expect(await store.seenTasks.count('p1')).toBe(4);
+    expect(await read('SELECT count(*) AS n FROM task_history')).toEqual([{ n: 0 }]);
     // The writer noted the tasks' fields (no trigger does on either engine).
-    expect(read(`SELECT field, value_type FROM data_fields WHERE record_kind = 'tasks'`)).toEqual(
+    expect(
+      await read(`SELECT field, value_type FROM data_fields WHERE record_kind = 'tasks'`),
+    ).toEqual(
       expect.arrayContaining([
         { field: 'name', value_type: 'text' },
         { field: 'startDate', value_type: 'date' },
@@ -130,44 +134,49 @@ describe('a backfill page on PostgreSQL', () => {
     const fence: ProjectFence = {
       holder,
       fence: (projectId) => {
-        if (!leaseLive) throw new NotHeldError(projectId);
+        if (!leaseLive) return Promise.reject(new NotHeldError(projectId));
+        return Promise.resolve();
       },
     };
-    const { db, writer, tally, read } = mirror(fence);
+    const { db, writer, tally, read } = await mirror(fence);
     await admin.query(
       `INSERT INTO projmirror.project_leases (project_id, daemon_id, acquired_at, expires_at)
        VALUES ('p1', $1, now(), now() + interval '1 hour')`,
       [holder],
     );
-    writer.backfillPage('p1', rows(task('t1')), page(1), tally);
+    await writer.backfillPage('p1', rows(task('t1')), page(1), tally);
     await admin.query('SELECT pg_stat_statements_reset()');
-    expect(writer.backfillPage('p1', rows(task('t2'), task('t3')), page(2), tally)).toBeUndefined();
+    expect(
+      await writer.backfillPage('p1', rows(task('t2'), task('t3')), page(2), tally),
+    ).toBeUndefined();
     expect(await statements()).toEqual({ atOnce: 1, begin: 0 });
-    expect(read('SELECT id FROM tasks ORDER BY id')).toEqual(
+    expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual(
       ['t1', 't2', 't3'].map((id) => ({ id })),
     );
     // Expired, the lease no longer lets the statement write: the transaction's fence decides.
     await admin.query(`UPDATE projmirror.project_leases SET expires_at = now() - interval '1 s'`);
     leaseLive = false;
     await admin.query('SELECT pg_stat_statements_reset()');
-    expect(() => writer.backfillPage('p1', rows(task('t4')), page(3), tally)).toThrow(NotHeldError);
+    await expect(writer.backfillPage('p1', rows(task('t4')), page(3), tally)).rejects.toThrow(
+      NotHeldError,
+    );
     expect(await statements()).toMatchObject({ atOnce: 1, begin: 1 });
-    expect(read(`SELECT id FROM tasks WHERE id = 't4'`)).toEqual([]);
+    expect(await read(`SELECT id FROM tasks WHERE id = 't4'`)).toEqual([]);
     db.close();
   });
 
   it('holding a task the mirror has goes the transactional way and updates it', async () => {
-    const { db, store, writer, tally, read } = mirror();
-    writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
+    const { db, store, writer, tally, read } = await mirror();
+    await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
     // A resumed backfill reads again a task written before (a new read: nothing seen yet).
-    store.seenTasks.clear('p1');
+    await store.seenTasks.clear('p1');
     await admin.query('SELECT pg_stat_statements_reset()');
     const again = rows(task('t2', { name: 'Renamed' }), task('t3'));
-    expect(writer.backfillPage('p1', again, page(1), tally)).toBeUndefined();
+    expect(await writer.backfillPage('p1', again, page(1), tally)).toBeUndefined();
     const counted = await statements();
     expect(counted.atOnce).toBe(1);
     expect(counted.begin).toBeGreaterThan(0);
-    expect(read(`SELECT id, name FROM tasks ORDER BY id`)).toEqual([
+    expect(await read(`SELECT id, name FROM tasks ORDER BY id`)).toEqual([
       { id: 't1', name: 'Task t1' },
       { id: 't2', name: 'Renamed' },
       { id: 't3', name: 'Task t3' },
@@ -176,15 +185,15 @@ describe('a backfill page on PostgreSQL', () => {
   });
 
   it('repeating a task seen before in the read returns the problem, as the transaction does', async () => {
-    const { db, writer, tally, read } = mirror();
-    writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
-    writer.backfillPage('p1', rows(task('t3')), page(2), tally);
-    expect(writer.backfillPage('p1', rows(task('t4'), task('t3')), page(3), tally)).toBe(
+    const { db, writer, tally, read } = await mirror();
+    await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
+    await writer.backfillPage('p1', rows(task('t3')), page(2), tally);
+    expect(await writer.backfillPage('p1', rows(task('t4'), task('t3')), page(3), tally)).toBe(
       'task t3 appeared twice',
     );
     // Page 1 noted new fields (a transaction); pages 2 and 3 were tried at once, 3 in vain.
     expect((await statements()).atOnce).toBe(2);
-    expect(read('SELECT id FROM tasks ORDER BY id')).toEqual(
+    expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual(
       ['t1', 't2', 't3'].map((id) => ({ id })),
     );
     db.close();
@@ -193,19 +202,19 @@ describe('a backfill page on PostgreSQL', () => {
   it('whose lease is not held writes nothing and fails as the fence does', async () => {
     const fence: ProjectFence = {
       holder: 'daemon-without-lease',
-      fence: (projectId) => {
-        throw new NotHeldError(projectId);
-      },
+      fence: (projectId) => Promise.reject(new NotHeldError(projectId)),
     };
-    const setup = mirror();
-    setup.writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), setup.tally);
+    const setup = await mirror();
+    await setup.writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), setup.tally);
     setup.db.close();
-    const { db, writer, tally, read } = mirror(fence, false);
+    const { db, writer, tally, read } = await mirror(fence, false);
     await admin.query('SELECT pg_stat_statements_reset()');
-    expect(() => writer.backfillPage('p1', rows(task('t3')), page(2), tally)).toThrow(NotHeldError);
+    await expect(writer.backfillPage('p1', rows(task('t3')), page(2), tally)).rejects.toThrow(
+      NotHeldError,
+    );
     expect((await statements()).atOnce).toBe(1);
-    expect(read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
-    expect(read('SELECT max(page) AS page FROM task_pages')).toEqual([{ page: 1 }]);
+    expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
+    expect(await read('SELECT max(page) AS page FROM task_pages')).toEqual([{ page: 1 }]);
     db.close();
   });
 });

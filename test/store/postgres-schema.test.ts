@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/daemon/wiring.js';
 import { zonedDay } from '../../src/domain/index.js';
 import { isoTime } from '../../src/store/database.js';
+import { connectionOf } from '../../src/store/handle.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { REPORT_VIEW_NAMES } from '../../src/store/report-views.js';
 import { applyTimeZoneToReader, recordTimeZone } from '../../src/store/timezone.js';
@@ -64,7 +65,7 @@ async function reportMirror() {
   await queuePendingEdits((sql, params) => mirror.db.prepare(sql).run(...params));
   // Rows inserted by hand: their fields noted as an upgrade notes the rows held.
   noteHeldFields(mirror.db);
-  refreshWideViews(mirror.db);
+  await refreshWideViews(connectionOf(mirror.db));
   return mirror;
 }
 
@@ -192,7 +193,7 @@ describe('schema.pg.sql', () => {
     });
 
     const zone = zoneOffTheUtcDay();
-    recordTimeZone(db, zone, Date.now());
+    await recordTimeZone(db, zone, Date.now());
     await client.query('DELETE FROM timezone_offsets');
     await copyRows(db, client, ['timezone_offsets']);
     const zoned = { day: zonedDay(zone, Date.now()), timezone: zone };
@@ -203,7 +204,7 @@ describe('schema.pg.sql', () => {
     // A reader's own zone beats the recorded one; SQLite's reader takes it with TEMP views.
     const reader = new Database(file);
     try {
-      applyTimeZoneToReader(reader, 'UTC', Date.now());
+      await applyTimeZoneToReader(reader, 'UTC', Date.now());
       await client.query(`SET projmirror.timezone = 'UTC'`);
       expect(await one(client, 'SELECT day, timezone FROM v_today')).toEqual({
         day: utcDay,

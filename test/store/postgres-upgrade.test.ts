@@ -101,9 +101,9 @@ describe('a PostgreSQL mirror of schema version 4', () => {
       );
     });
     const fresh = await server.database();
-    for (const url of [old, fresh]) openMirror({ db: url }, 'write').close();
+    for (const url of [old, fresh]) (await openMirror({ db: url }, 'write')).close();
     // Opening again changes nothing more.
-    openMirror({ db: old }, 'write').close();
+    (await openMirror({ db: old }, 'write')).close();
 
     expect(await shape(old)).toEqual(await shape(fresh));
     const version = await withClient(
@@ -153,7 +153,7 @@ async function pendingTask(url: string): Promise<unknown> {
 describe('a PostgreSQL mirror of schema version 6', () => {
   it('gets v_tasks_pending when opened', async () => {
     const url = await server.database();
-    openMirror({ db: url }, 'write').close();
+    (await openMirror({ db: url }, 'write')).close();
     await withClient(url, async (client) => {
       await client.query('DROP VIEW v_tasks_pending');
       await client.query("UPDATE schema_meta SET value = '6' WHERE key = 'version'");
@@ -166,8 +166,8 @@ describe('a PostgreSQL mirror of schema version 6', () => {
       );
     });
     const fresh = await server.database();
-    openMirror({ db: fresh }, 'write').close();
-    openMirror({ db: url }, 'write').close();
+    (await openMirror({ db: fresh }, 'write')).close();
+    (await openMirror({ db: url }, 'write')).close();
     expect(await shape(url)).toEqual(await shape(fresh));
     await queuedBase(url);
     await withClient(url, (client) =>

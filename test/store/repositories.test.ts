@@ -1,13 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
 import { MirrorWriter } from '../../src/mirror/index.js';
+import { inTransaction } from '../../src/store/handle.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { decodeRows, encodeRows } from '../../src/store/task-pages.js';
 import { newTally, type WriteContext } from '../../src/store/write-context.js';
 import { tempDatabase } from '../fixtures/db.js';
 
-function store() {
+async function store() {
   const { db } = tempDatabase();
   const mirror = new MirrorStore(db);
   const context: WriteContext = {
@@ -16,7 +17,7 @@ function store() {
     tally: newTally(),
     fields: mirror.fields,
   };
-  mirror.projects.put({ id: 'p1', name: 'P', active: true, readOnlyReason: null }, context);
+  await mirror.projects.put({ id: 'p1', name: 'P', active: true, readOnlyReason: null }, context);
   return { db, store: mirror, context };
 }
 
@@ -46,11 +47,11 @@ describe('kept page rows', () => {
 });
 
 describe('TasksRepository', () => {
-  it('writes a task once and skips the same JSON after', () => {
-    const { db, store: s, context } = store();
+  it('writes a task once and skips the same JSON after', async () => {
+    const { db, store: s, context } = await store();
     const text = JSON.stringify(task());
-    expect(s.tasks.put('p1', task(), text, context)).toBe(true);
-    expect(s.tasks.put('p1', task(), text, context)).toBe(false);
+    expect(await s.tasks.put('p1', task(), text, context)).toBe(true);
+    expect(await s.tasks.put('p1', task(), text, context)).toBe(false);
     expect(context.tally).toEqual({ rows: 2, history: 1 });
     expect(db.prepare('SELECT member_id FROM task_assignees ORDER BY 1').pluck().all()).toEqual([
       'm1',
@@ -63,10 +64,10 @@ describe('TasksRepository', () => {
     });
   });
 
-  it('stores NULL in typed columns for fields missing or of another type, and keeps all JSON', () => {
-    const { db, store: s, context } = store();
+  it('stores NULL in typed columns for fields missing or of another type, and keeps all JSON', async () => {
+    const { db, store: s, context } = await store();
     const odd = { id: 't2', name: 7, extra: { deep: true } } as unknown as Task;
-    s.tasks.put('p1', odd, JSON.stringify(odd), context);
+    await s.tasks.put('p1', odd, JSON.stringify(odd), context);
     expect(db.prepare('SELECT name, start_date, progress, data FROM tasks').get()).toEqual({
       name: null,
       start_date: null,
@@ -77,41 +78,40 @@ describe('TasksRepository', () => {
 });
 
 describe('MirrorStore.transaction', () => {
-  it('nests as a savepoint inside a caller transaction', () => {
-    const { db, store: s, context } = store();
-    const outer = db.transaction(() => {
-      s.tasks.put('p1', task(), JSON.stringify(task()), context);
-      expect(() =>
-        s.transaction(() => {
-          s.tasks.put('p1', task({ id: 't9' }), JSON.stringify(task({ id: 't9' })), context);
+  it('nests as a savepoint inside a caller transaction', async () => {
+    const { db, store: s, context } = await store();
+    await inTransaction(db, async () => {
+      await s.tasks.put('p1', task(), JSON.stringify(task()), context);
+      await expect(
+        s.transaction(async () => {
+          await s.tasks.put('p1', task({ id: 't9' }), JSON.stringify(task({ id: 't9' })), context);
           throw new Error('inner fails');
         }),
-      ).toThrow('inner fails');
+      ).rejects.toThrow('inner fails');
     });
-    outer();
     expect(db.prepare('SELECT id FROM tasks').pluck().all()).toEqual(['t1']);
   });
 });
 
 describe('ProjectRecordsRepository', () => {
-  it('replaces a list writing only what changed, leaving the ids it is told to keep', () => {
-    const { db, store: s, context } = store();
+  it('replaces a list writing only what changed, leaving the ids it is told to keep', async () => {
+    const { db, store: s, context } = await store();
     const members = s.records.members;
     const ab = [
       { id: 'a', name: 'A' },
       { id: 'b', kind: 'integration' },
     ];
-    expect(members.replace('p1', ab, context)).toEqual(['a', 'b']);
-    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toEqual([
+    expect(await members.replace('p1', ab, context)).toEqual(['a', 'b']);
+    expect(await members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toEqual([
       'c',
       'b',
     ]);
-    expect(members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toEqual([]);
+    expect(await members.replace('p1', [{ id: 'a', name: 'A' }, { id: 'c' }], context)).toEqual([]);
     // Kept ids are neither overwritten nor deleted.
     const keep = new Set(['a', 'c']);
-    expect(members.replace('p1', [{ id: 'a', name: 'Old' }, { id: 'd' }], context, keep)).toEqual([
-      'd',
-    ]);
+    expect(
+      await members.replace('p1', [{ id: 'a', name: 'Old' }, { id: 'd' }], context, keep),
+    ).toEqual(['d']);
     expect(db.prepare('SELECT id, name, kind FROM members ORDER BY id').all()).toEqual([
       { id: 'a', name: 'A', kind: null },
       { id: 'c', name: null, kind: null },
@@ -121,35 +121,35 @@ describe('ProjectRecordsRepository', () => {
 });
 
 describe('SyncStateRepository', () => {
-  it('tracks a backfill to its end and keeps errors until a pass succeeds', () => {
-    const { store: s } = store();
-    expect(s.syncState.hasBaseline('p1')).toBe(false);
-    s.syncState.beginBackfill('p1');
-    s.syncState.backfillProgress('p1', 2, 1234);
-    s.syncState.backfillProgress('p1', 3, null);
-    s.syncState.passFailed('p1', 'quota', '2026-11-21T01:00:00.000Z');
-    expect(s.syncState.get('p1')).toMatchObject({
+  it('tracks a backfill to its end and keeps errors until a pass succeeds', async () => {
+    const { store: s } = await store();
+    expect(await s.syncState.hasBaseline('p1')).toBe(false);
+    await s.syncState.beginBackfill('p1');
+    await s.syncState.backfillProgress('p1', 2, 1234);
+    await s.syncState.backfillProgress('p1', 3, null);
+    await s.syncState.passFailed('p1', 'quota', '2026-11-21T01:00:00.000Z');
+    expect(await s.syncState.get('p1')).toMatchObject({
       backfill: 'in_progress',
       pagesRead: 3,
       totalCount: 1234,
       lastError: 'quota',
     });
     const at = '2026-11-21T02:00:00.000Z';
-    s.syncState.passCompleted('p1', {
+    await s.syncState.passCompleted('p1', {
       at,
       pagesRead: 3,
       totalCount: 1234,
       projectEtag: '"e"',
       changed: false,
     });
-    expect(s.syncState.get('p1')).toMatchObject({
+    expect(await s.syncState.get('p1')).toMatchObject({
       backfill: 'done',
       lastPassAt: at,
       lastChangeAt: null,
       projectEtag: '"e"',
       lastError: null,
     });
-    expect(s.syncState.hasBaseline('p1')).toBe(true);
+    expect(await s.syncState.hasBaseline('p1')).toBe(true);
   });
 });
 
@@ -159,19 +159,19 @@ describe('the writer reads a stored task once a write', () => {
     const store = new MirrorStore(db);
     const writer = new MirrorWriter(store, new FakeClock());
     const at = '2026-11-21T00:00:00.000Z';
-    store.projects.put(
+    await store.projects.put(
       { id: 'p1', name: 'P', active: true, readOnlyReason: null },
       { at, history: true, tally: newTally(), fields: store.fields },
     );
     const find = vi.spyOn(store.tasks, 'find');
     const put = (record: object) =>
       writer.applyFetched('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
-    expect(put(task({ id: 't1' }))).toBe('changed');
+    expect(await put(task({ id: 't1' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(1);
-    expect(put(task({ id: 't1', name: 'Renamed' }))).toBe('changed');
+    expect(await put(task({ id: 't1', name: 'Renamed' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(2);
     const assign = { op: 'assignees', projectId: 'p1', taskId: 't1', assigneeIds: ['m2'] } as const;
-    expect(writer.applyFetched('p1', [assign], 'test')).toBe('changed');
+    expect(await writer.applyFetched('p1', [assign], 'test')).toBe('changed');
     expect(find).toHaveBeenCalledTimes(3);
     expect(db.prepare(`SELECT member_id FROM task_assignees`).pluck().all()).toEqual(['m2']);
   });

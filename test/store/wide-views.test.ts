@@ -181,6 +181,8 @@ describe('tasks_fts: full-text search over task names', () => {
     const during: unknown[] = [];
     remote.beforePage = async (_p, page) => {
       if (page !== 3) return;
+      // Page 2 is written while page 3 is requested; a request takes longer than that write.
+      await new Promise((resolve) => setImmediate(resolve));
       during.push(
         other.prepare('SELECT count(*) FROM tasks').pluck().get(),
         other

@@ -40,7 +40,7 @@ describe('the daemon with several tokens', () => {
       ['p_4', 'c'],
     ]);
 
-    const status = gatherStatus(engine.db, Date.now());
+    const status = await gatherStatus(engine.db, Date.now());
     expect(status.tokens.map((t) => [t.label, t.scope, t.projects, t.refused])).toEqual([
       ['a', 'project', ['p_1'], false],
       ['b', 'unknown', ['p_2'], false],

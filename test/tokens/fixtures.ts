@@ -6,7 +6,7 @@ import pino from 'pino';
 import { onTestFinished } from 'vitest';
 import { openEngine, type Engine, type EngineOptions } from '../../src/daemon/wiring.js';
 import { hashToken, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import type { Db } from '../../src/store/database.js';
+import type { SqliteDb } from '../../src/store/database.js';
 import type { TokenCredential } from '../../src/tokens/index.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -52,8 +52,8 @@ export async function threeTokens(options: SimulatorOptions = {}): Promise<Three
 /** The engine with every token over `options.db` or a fresh mirror, closed when the test ends. */
 export async function tokensEngine(
   setup: ThreeTokens,
-  options: Omit<EngineOptions, 'db' | 'logger'> & { db?: Db } = {},
-): Promise<Engine & { db: Db }> {
+  options: Omit<EngineOptions, 'db' | 'logger'> & { db?: SqliteDb } = {},
+): Promise<Engine & { db: SqliteDb }> {
   const { db = tempDatabase().db, ...rest } = options;
   const engine = await openEngine(
     { baseUrl: new URL(setup.sim.baseUrl), tokens: setup.tokens },

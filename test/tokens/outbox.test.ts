@@ -35,22 +35,22 @@ describe('outbox items with several tokens', () => {
     expect((await engine.mirror.syncAll()).ok).toBe(true);
     const now = Date.now();
     // Queued first, so the lost answer below is its own: p_3 is read through c.
-    const lost = enqueue(
+    const lost = await enqueue(
       engine.db,
       { op: 'task.create', projectId: 'p_3', body: newTask('lost') },
       now,
     );
-    const read = enqueue(
+    const read = await enqueue(
       engine.db,
       { op: 'task.create', projectId: 'p_1', body: newTask('by a') },
       now,
     );
-    const chosen = enqueue(
+    const chosen = await enqueue(
       engine.db,
       { op: 'task.create', projectId: 'p_2', body: newTask('by c'), tokenLabel: 'c' },
       now,
     );
-    const unknown = enqueue(
+    const unknown = await enqueue(
       engine.db,
       { op: 'task.create', projectId: 'p_4', body: newTask('nobody'), tokenLabel: 'gone' },
       now,
@@ -60,7 +60,7 @@ describe('outbox items with several tokens', () => {
     const report = await engine.pusher().pushOnce();
 
     expect(report).toMatchObject({ done: 3, failed: 1, pending: 0 });
-    const items = new Map(outboxItems(engine.db).map((item) => [item.id, item]));
+    const items = new Map((await outboxItems(engine.db)).map((item) => [item.id, item]));
     expect(items.get(lost.id)).toMatchObject({ state: 'done', tokenLabel: 'c', attempts: 2 });
     expect(items.get(read.id)).toMatchObject({ state: 'done', tokenLabel: 'a' });
     expect(items.get(chosen.id)).toMatchObject({ state: 'done', tokenLabel: 'c' });
@@ -92,7 +92,7 @@ describe('outbox items with several tokens', () => {
     expect(identity('c', 'p_2')).not.toBe(identity('b', 'p_2'));
     // The next pass brings each identity's member row into the mirror.
     expect((await engine.mirror.syncAll()).ok).toBe(true);
-    expect(mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
+    expect(await mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
     const member = engine.db
       .prepare(
         `SELECT json_extract(data, '$.name') FROM members WHERE project_id = 'p_1' AND id = ?`,
@@ -105,7 +105,7 @@ describe('outbox items with several tokens', () => {
     const setup = await threeTokens();
     const first = await tokensEngine(setup);
     expect((await first.mirror.syncAll()).ok).toBe(true);
-    const item = enqueue(
+    const item = await enqueue(
       first.db,
       { op: 'task.create', projectId: 'p_1', body: newTask('kept') },
       Date.now(),
@@ -113,7 +113,7 @@ describe('outbox items with several tokens', () => {
     setup.sim.faults.failNext({ route: 'createTask', kind: 'status', status: 503, count: 1 });
     const failed = await first.pusher({ itemRetryWindowMs: 0 }).pushOnce();
     expect(failed).toMatchObject({ done: 0, pending: 1 });
-    expect(outboxItems(first.db)[0]).toMatchObject({ tokenLabel: 'a', attempts: 1 });
+    expect((await outboxItems(first.db))[0]).toMatchObject({ tokenLabel: 'a', attempts: 1 });
 
     // A restart whose saved routing reads p_1 through c (as after a failover).
     await first.store.state.set(STATE_KEYS.routing, { tokens: [], projects: { p_1: 'c' } }, 'now');

@@ -16,7 +16,7 @@ describe('several tokens', () => {
 
     expect(report.ok).toBe(true);
     expect(report.projects.map((p) => p.projectId).sort()).toEqual(['p_1', 'p_2', 'p_3', 'p_4']);
-    expect(mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
+    expect(await mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
     // Spread by budget per project: a and b each read one project, the account token the rest.
     expect(engine.remote.saved().projects).toEqual({ p_1: 'a', p_2: 'b', p_3: 'c', p_4: 'c' });
     for (const [projectId, label] of Object.entries(engine.remote.saved().projects)) {
@@ -53,7 +53,7 @@ describe('several tokens', () => {
     expect(setup.sim.requestLog.count({ status: 401 })).toBe(1);
     const name = engine.db.prepare('SELECT name FROM tasks WHERE id = ?').pluck().get(task.id);
     expect(name).toBe('renamed while a was revoked');
-    expect(mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
+    expect(await mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
 
     // The next reconcile lists with b and c only; a's projects stay read through c.
     const next = await engine.mirror.syncAll();
@@ -97,6 +97,6 @@ describe('several tokens', () => {
     // 3 x (16 pages + 3 lists) + 3 listings = 60 requests at 15 a second: about 4 s, not 2.
     expect(setup.sim.requestLog.count()).toBe(60);
     expect(Date.now() - started).toBeGreaterThan(3_000);
-    expect(mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
+    expect(await mirrorDifferences(engine.db, setup.sim.service)).toEqual([]);
   }, 30_000);
 });

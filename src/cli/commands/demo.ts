@@ -44,7 +44,7 @@ export const demoCommand: CliCommand = {
       .option('log-level', { type: 'string', default: 'error', describe: 'pino log level' }),
   handler: async (args) => {
     const file = String(args['db']);
-    replaceDemoMirror(file);
+    await replaceDemoMirror(file);
     const token = `glt_demo_${randomBytes(12).toString('hex')}`;
     const sim = await startSimulator({
       host: '127.0.0.1',
@@ -90,13 +90,13 @@ export const demoCommand: CliCommand = {
 };
 
 /** Removes an earlier demo mirror at `file`; refuses to touch any other database. */
-function replaceDemoMirror(file: string): void {
+async function replaceDemoMirror(file: string): Promise<void> {
   if (existsSync(file)) {
     let isDemo = false;
     try {
-      const db = openMirror({ db: file }, 'read');
+      const db = await openMirror({ db: file }, 'read');
       try {
-        isDemo = new DaemonStateRepository(db).get<boolean>(DEMO_MARK) === true;
+        isDemo = (await new DaemonStateRepository(db).get<boolean>(DEMO_MARK)) === true;
       } finally {
         db.close();
       }

@@ -93,9 +93,9 @@ export const enqueueCommand: CliCommand = {
     };
     // Refused input leaves no trace: the mirror is opened (or created) only for a valid edit.
     checkEnqueueInput(input);
-    const mirror = openMirror(mirrorLocation(args), 'edit');
+    const mirror = await openMirror(mirrorLocation(args), 'edit');
     try {
-      const queued = enqueue(mirror, input, systemClock.now());
+      const queued = await enqueue(mirror, input, systemClock.now());
       process.stdout.write(
         args['json'] ? `${JSON.stringify(queued)}\n` : `${queued.id} ${queued.idempotencyKey}\n`,
       );

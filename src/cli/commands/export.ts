@@ -51,7 +51,7 @@ export const exportCommand: CliCommand = {
         '$0 export --format ndjson --view v_overdue_tasks --out - | head -3',
         'one view as NDJSON on standard output',
       ),
-  handler: (args) => {
+  handler: async (args) => {
     const projectId = optionalText(args['project']);
     const dir = String(args['out']);
     const format = args['format'] as ExportFormat;
@@ -60,20 +60,20 @@ export const exportCommand: CliCommand = {
     if (dir === '-' && views?.length !== 1) {
       throw new UsageError('--out - writes one view to standard output: name it with --view');
     }
-    const mirror = openForReport(args);
+    const mirror = await openForReport(args);
     try {
-      checkProject(mirror, projectId);
+      await checkProject(mirror, projectId);
       const bom = args['bom'] === true;
       if (dir === '-') {
-        const { pieces, end } = viewPieces(mirror, views![0]!, { format, projectId, bom });
+        const { pieces, end } = await viewPieces(mirror, views![0]!, { format, projectId, bom });
         try {
-          writePiecesToStdout(pieces);
+          await writePiecesToStdout(pieces);
         } finally {
-          end();
+          await end();
         }
-        return Promise.resolve(EXIT_OK);
+        return EXIT_OK;
       }
-      const files = exportViews(mirror, {
+      const files = await exportViews(mirror, {
         format,
         dir,
         projectId,
@@ -84,7 +84,7 @@ export const exportCommand: CliCommand = {
         const shown = relative(process.cwd(), file.path) || file.path;
         process.stdout.write(`${shown}\t${plural(file.rows, 'row')}\n`);
       }
-      return Promise.resolve(EXIT_OK);
+      return EXIT_OK;
     } finally {
       mirror.close();
     }

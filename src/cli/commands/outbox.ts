@@ -91,16 +91,16 @@ function resolutionOf(args: Record<string, unknown>): Resolution {
   return local ? 'keep-local' : 'keep-remote';
 }
 
-function list(mirror: MirrorHandle, args: Record<string, unknown>): void {
+async function list(mirror: MirrorHandle, args: Record<string, unknown>): Promise<void> {
   const state = args['state'] as OutboxState | undefined;
   const outbox = new OutboxRepository(mirror);
-  const items = outbox.list(state === undefined ? {} : { state });
+  const items = await outbox.list(state === undefined ? {} : { state });
   if (args['json']) {
     process.stdout.write(`${JSON.stringify(items.map(itemJson))}\n`);
     return;
   }
   const lines = items.map(itemLine);
-  lines.push(summaryLine(outbox.summary(systemClock.now())));
+  lines.push(summaryLine(await outbox.summary(systemClock.now())));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -134,19 +134,19 @@ export const outboxCommand: CliCommand = {
       process.stdout.write(args['json'] ? '[]\n' : `${summaryLine(EMPTY_SUMMARY)}\n`);
       return EXIT_OK;
     }
-    const mirror = openMirror(location, 'edit');
+    const mirror = await openMirror(location, 'edit');
     try {
       if (action === 'list') {
-        list(mirror, args);
+        await list(mirror, args);
       } else if (resolution !== undefined) {
-        const line = resolveOutboxItem(mirror, id, resolution, systemClock.now());
+        const line = await resolveOutboxItem(mirror, id, resolution, systemClock.now());
         const state = resolution === 'keep-local' ? 'pending again' : 'discarded';
         process.stdout.write(`outbox item ${id} is ${state}: ${line}\n`);
       } else if (action === 'retry') {
-        retryOutboxItem(mirror, id, systemClock.now());
+        await retryOutboxItem(mirror, id, systemClock.now());
         process.stdout.write(`outbox item ${id} is pending again\n`);
       } else {
-        dropOutboxItem(mirror, id);
+        await dropOutboxItem(mirror, id);
         process.stdout.write(`outbox item ${id} dropped\n`);
       }
       return EXIT_OK;

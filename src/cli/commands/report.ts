@@ -55,27 +55,27 @@ export const reportCommand: CliCommand = {
       .example('$0 report --project p_1', 'one project, as tables')
       .example('$0 report --json', 'every project as JSON, each with its overdue tasks')
       .example('$0 report --html - > report.html', 'the page of charts, to standard output'),
-  handler: (args) => {
+  handler: async (args) => {
     const projectId = optionalText(args['project']);
     const limit = parseLimit(args['limit']);
     const html = optionalText(args['html']);
-    const mirror = openForReport(args);
+    const mirror = await openForReport(args);
     try {
-      checkProject(mirror, projectId);
+      await checkProject(mirror, projectId);
       if (html !== undefined) {
-        const data = gatherHtmlReport(mirror, { projectId, limit });
+        const data = await gatherHtmlReport(mirror, { projectId, limit });
         if (html === '-') {
-          writePiecesToStdout([renderHtmlReport(data)]);
+          await writePiecesToStdout([renderHtmlReport(data)]);
         } else {
-          writeWhole(html, [renderHtmlReport(data)]);
+          await writeWhole(html, [renderHtmlReport(data)]);
           process.stdout.write(`${html}\t${plural(data.projects.length, 'project')}\n`);
         }
       } else {
-        const report = buildReport(mirror, { projectId, limit });
+        const report = await buildReport(mirror, { projectId, limit });
         const format = args['json'] === true ? 'json' : (args['format'] as ReportFormat);
-        process.stdout.write(renderReport(report, format, { bom: args['bom'] === true }));
+        process.stdout.write(await renderReport(report, format, { bom: args['bom'] === true }));
       }
-      return Promise.resolve(EXIT_OK);
+      return EXIT_OK;
     } finally {
       mirror.close();
     }
@@ -86,11 +86,11 @@ export const reportCommand: CliCommand = {
  * Opens `--db` read-only for `report` or `export`; with `--timezone`, this connection takes
  * "today" in that zone (the mirror itself is left as it is).
  */
-export function openForReport(args: Record<string, unknown>): MirrorHandle {
+export async function openForReport(args: Record<string, unknown>): Promise<MirrorHandle> {
   const timezone = parseTimeZone(args['timezone']);
-  const mirror = openMirror(mirrorLocation(args), 'report');
+  const mirror = await openMirror(mirrorLocation(args), 'report');
   try {
-    if (timezone !== undefined) applyTimeZoneToReader(mirror, timezone, Date.now());
+    if (timezone !== undefined) await applyTimeZoneToReader(mirror, timezone, Date.now());
     return mirror;
   } catch (error) {
     mirror.close();

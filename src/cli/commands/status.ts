@@ -22,9 +22,9 @@ export const statusCommand: CliCommand = {
     const exists = mirrorMayExist(location);
     if (!exists)
       process.stderr.write(`projmirror: no mirror at ${location.db} yet; run projmirror sync\n`);
-    const mirror = exists ? openMirror(location, 'read') : openEmptyMirror();
+    const mirror = exists ? await openMirror(location, 'read') : openEmptyMirror();
     try {
-      const report = gatherStatus(mirror, Date.now());
+      const report = await gatherStatus(mirror, Date.now());
       process.stdout.write(
         args['json']
           ? `${JSON.stringify({ version: VERSION, ...report }, null, 2)}\n`

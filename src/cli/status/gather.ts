@@ -110,14 +110,15 @@ const iso = (ms: number | undefined | null) => (ms == null ? null : new Date(ms)
 const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
 
 /** Reads the status of `mirror` at `now`. */
-export function gatherStatus(mirror: MirrorHandle, now: number): StatusReport {
+export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<StatusReport> {
   const state = new DaemonStateRepository(mirror);
-  const plan = state.get<SavedPlan>(STATE_KEYS.plan);
-  const routing = state.get<RoutingState>(STATE_KEYS.routing);
-  const tokens = tokenStatuses(state, routing, plan, now);
-  const sync = new Map(new SyncStateRepository(mirror).list().map((s) => [s.projectId, s]));
-  const rows = new ProjectsRepository(mirror).summaries();
-  const daemons = isSharedMirror(mirror) ? daemonStatuses(mirror, now) : undefined;
+  const plan = await state.get<SavedPlan>(STATE_KEYS.plan);
+  const routing = await state.get<RoutingState>(STATE_KEYS.routing);
+  const tokens = await tokenStatuses(state, routing, plan, now);
+  const states = await new SyncStateRepository(mirror).list();
+  const sync = new Map(states.map((s) => [s.projectId, s]));
+  const rows = await new ProjectsRepository(mirror).summaries();
+  const daemons = isSharedMirror(mirror) ? await daemonStatuses(mirror, now) : undefined;
   const holders = new Map(
     (daemons ?? []).flatMap((d) => d.projects.map((id) => [id, `${d.host}:${d.pid}`] as const)),
   );
@@ -144,7 +145,7 @@ export function gatherStatus(mirror: MirrorHandle, now: number): StatusReport {
     tokens,
     quota:
       tokens.length === 0
-        ? quotaStatus(state.get<BudgetSnapshot>(STATE_KEYS.budget), now)
+        ? quotaStatus(await state.get<BudgetSnapshot>(STATE_KEYS.budget), now)
         : combinedQuota(tokens.map((token) => token.quota)),
     plan: plan
       ? {
@@ -156,37 +157,42 @@ export function gatherStatus(mirror: MirrorHandle, now: number): StatusReport {
           stalenessBoundSeconds: Math.round(plan.stalenessBoundMs / 1000),
         }
       : null,
-    startup: state.get<StartupState>(STATE_KEYS.startup) ?? null,
-    outbox: new OutboxRepository(mirror).summary(now),
+    startup: (await state.get<StartupState>(STATE_KEYS.startup)) ?? null,
+    outbox: await new OutboxRepository(mirror).summary(now),
     ...(daemons === undefined ? {} : { daemons }),
   };
 }
 
 /** The daemons registered in a shared PostgreSQL mirror. */
-function daemonStatuses(mirror: MirrorHandle, now: number): DaemonStatus[] {
-  return new Coordination(mirror).daemons().map(({ id: _id, ...row }) => ({
+async function daemonStatuses(mirror: MirrorHandle, now: number): Promise<DaemonStatus[]> {
+  return (await new Coordination(mirror).daemons()).map(({ id: _id, ...row }) => ({
     ...row,
     heartbeatAgeSeconds: Math.max(0, Math.round((now - Date.parse(row.heartbeatAt)) / 1000)),
   }));
 }
 
 /** Each token of the saved routing, with its quota from its own saved budget. */
-function tokenStatuses(
+async function tokenStatuses(
   state: DaemonStateRepository,
   routing: RoutingState | undefined,
   plan: SavedPlan | undefined,
   now: number,
-): TokenStatus[] {
+): Promise<TokenStatus[]> {
   const assignments = Object.entries(routing?.projects ?? {});
   const interval = (label: string) => plan?.tokens?.find((t) => t.token === label)?.intervalMs;
-  return (routing?.tokens ?? []).map((token) => ({
-    label: token.label,
-    scope: token.scope ?? 'unknown',
-    refused: token.refused,
-    projects: assignments.filter(([, label]) => label === token.label).map(([id]) => id),
-    quota: quotaStatus(state.get<BudgetSnapshot>(budgetKey(token.label)), now),
-    pollIntervalSeconds: seconds(interval(token.label)),
-  }));
+  const statuses: TokenStatus[] = [];
+  for (const token of routing?.tokens ?? []) {
+    const budget = await state.get<BudgetSnapshot>(budgetKey(token.label));
+    statuses.push({
+      label: token.label,
+      scope: token.scope ?? 'unknown',
+      refused: token.refused,
+      projects: assignments.filter(([, label]) => label === token.label).map(([id]) => id),
+      quota: quotaStatus(budget, now),
+      pollIntervalSeconds: seconds(interval(token.label)),
+    });
+  }
+  return statuses;
 }
 
 /** Several tokens' quotas as one: sums of what is known, the earliest reset and run-out. */

@@ -40,32 +40,32 @@ export interface HtmlReportData {
 export function gatherHtmlReport(
   mirror: MirrorHandle,
   options: { projectId?: string | undefined; limit?: number | undefined } = {},
-): HtmlReportData {
-  return inTransaction(mirror, () => {
-    const today = reportToday(mirror);
+): Promise<HtmlReportData> {
+  return inTransaction(mirror, async () => {
+    const today = await reportToday(mirror);
     // Each of these views is computed whole: read once, then split by project.
-    const daily = byProject(readView(mirror, 'v_task_status_daily', options).rows);
-    const weekly = byProject(readView(mirror, 'v_member_week_load', options).rows);
-    const projects = readView(mirror, 'v_project_progress', options, 'lower(project_name)')
-      .rows.slice(0, options.limit)
-      .map((progress) => {
-        const id = String(progress['project_id']);
-        const overdue = readView(
-          mirror,
-          'v_overdue_tasks',
-          { projectId: id },
-          OVERDUE_ORDER,
-          Math.min(options.limit ?? PAGE_OVERDUE_ROWS, PAGE_OVERDUE_ROWS),
-        );
-        return {
-          ...statusSeries(daily.get(id) ?? []),
-          ...weekLoad(weekly.get(id) ?? [], today.day),
-          progress,
-          overdue: overdue.rows,
-          overdueTotal: Number(progress['overdue'] ?? 0),
-        };
+    const daily = byProject((await readView(mirror, 'v_task_status_daily', options)).rows);
+    const weekly = byProject((await readView(mirror, 'v_member_week_load', options)).rows);
+    const listed = await readView(mirror, 'v_project_progress', options, 'lower(project_name)');
+    const projects = [];
+    for (const progress of listed.rows.slice(0, options.limit)) {
+      const id = String(progress['project_id']);
+      const overdue = await readView(
+        mirror,
+        'v_overdue_tasks',
+        { projectId: id },
+        OVERDUE_ORDER,
+        Math.min(options.limit ?? PAGE_OVERDUE_ROWS, PAGE_OVERDUE_ROWS),
+      );
+      projects.push({
+        ...statusSeries(daily.get(id) ?? []),
+        ...weekLoad(weekly.get(id) ?? [], today.day),
+        progress,
+        overdue: overdue.rows,
+        overdueTotal: Number(progress['overdue'] ?? 0),
       });
-    return { ...today, projects, conflicts: readOutboxConflicts(mirror) };
+    }
+    return { ...today, projects, conflicts: await readOutboxConflicts(mirror) };
   });
 }
 

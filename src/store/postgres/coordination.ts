@@ -59,8 +59,8 @@ export class Coordination {
   }
 
   /** Adds (or renews) this daemon's row, listing `projectIds` when added; its heartbeat is now. */
-  register(identity: DaemonIdentity, projectIds: readonly string[] = []): void {
-    this.db
+  async register(identity: DaemonIdentity, projectIds: readonly string[] = []): Promise<void> {
+    await this.db
       .prepare(
         `INSERT INTO daemons (id, host, pid, tokens, version, started_at, heartbeat_at, projects)
          VALUES (?, ?, ?, ?, ?, now(), now(), ?)
@@ -78,39 +78,39 @@ export class Coordination {
    * the others count it again. Returns the projects it holds. A lease that expired is not
    * renewed: another daemon may have it now.
    */
-  heartbeat(
+  async heartbeat(
     identity: DaemonIdentity,
     listed: readonly string[],
     ttlMs: number,
     staleMs: number,
-  ): string[] {
-    return this.db
-      .transaction(() => {
-        this.register(identity, listed);
-        this.db
-          .prepare(
-            `DELETE FROM daemons WHERE heartbeat_at < now() - make_interval(secs => ?::float8 / 1000)`,
-          )
-          .run(staleMs);
-        return this.renew(identity.id, ttlMs);
-      })
-      .immediate();
+  ): Promise<string[]> {
+    return this.db.transaction(async () => {
+      await this.register(identity, listed);
+      await this.db
+        .prepare(
+          `DELETE FROM daemons WHERE heartbeat_at < now() - make_interval(secs => ?::float8 / 1000)`,
+        )
+        .run(staleMs);
+      return this.renew(identity.id, ttlMs);
+    }, 'immediate');
   }
 
   /** Renews the daemon's live leases for `ttlMs`; an expired one may be another's now. */
-  private renew(daemonId: string, ttlMs: number): string[] {
-    return this.db
+  private async renew(daemonId: string, ttlMs: number): Promise<string[]> {
+    return (await this.db
       .prepare(
         `UPDATE project_leases SET expires_at = ${LATER}
          WHERE daemon_id = ? AND expires_at > now() RETURNING project_id`,
       )
       .pluck()
-      .all(ttlMs, daemonId) as string[];
+      .all(ttlMs, daemonId)) as string[];
   }
 
   /** Records the projects the daemon's tokens list: the ones it may take over. */
-  publishVisible(daemonId: string, projectIds: readonly string[]): void {
-    this.db.prepare('UPDATE daemons SET projects = ? WHERE id = ?').run([...projectIds], daemonId);
+  async publishVisible(daemonId: string, projectIds: readonly string[]): Promise<void> {
+    await this.db
+      .prepare('UPDATE daemons SET projects = ? WHERE id = ?')
+      .run([...projectIds], daemonId);
   }
 
   /**
@@ -120,47 +120,45 @@ export class Coordination {
    * has its items left `sending` by that daemon put back to `pending`, in the same transaction:
    * the new holder sends them again with the same idempotency key, so each takes effect once.
    */
-  acquire(daemonId: string, candidates: readonly string[], ttlMs: number): Acquired {
-    return this.db
-      .transaction((): Acquired => {
-        const held = new Set(this.renew(daemonId, ttlMs));
-        const wanted = [...new Set(candidates)].filter((projectId) => !held.has(projectId));
-        if (wanted.length === 0) return { acquired: [], held: [...held] };
-        // One statement for every candidate: a daemon listing many projects held by others
-        // pays one round trip a heartbeat, not one per project.
-        const acquired = this.db
-          .prepare(
-            `INSERT INTO project_leases AS l (project_id, daemon_id, acquired_at, expires_at)
+  async acquire(daemonId: string, candidates: readonly string[], ttlMs: number): Promise<Acquired> {
+    return this.db.transaction(async (): Promise<Acquired> => {
+      const held = new Set(await this.renew(daemonId, ttlMs));
+      const wanted = [...new Set(candidates)].filter((projectId) => !held.has(projectId));
+      if (wanted.length === 0) return { acquired: [], held: [...held] };
+      // One statement for every candidate: a daemon listing many projects held by others
+      // pays one round trip a heartbeat, not one per project.
+      const acquired = (await this.db
+        .prepare(
+          `INSERT INTO project_leases AS l (project_id, daemon_id, acquired_at, expires_at)
              SELECT wanted.id, @daemonId, now(), now() + make_interval(secs => @ttlMs::float8 / 1000)
              FROM unnest(@ids::text[]) AS wanted (id)
              ON CONFLICT (project_id) DO UPDATE
                SET daemon_id = excluded.daemon_id, acquired_at = now(), expires_at = excluded.expires_at
                WHERE l.expires_at <= now()
              RETURNING project_id`,
-          )
-          .pluck()
-          .all({ daemonId, ttlMs, ids: wanted }) as string[];
-        if (acquired.length > 0) {
-          this.db
-            .prepare(
-              `UPDATE outbox SET state = 'pending', claimed_by = NULL, next_attempt_at = NULL,
+        )
+        .pluck()
+        .all({ daemonId, ttlMs, ids: wanted })) as string[];
+      if (acquired.length > 0) {
+        await this.db
+          .prepare(
+            `UPDATE outbox SET state = 'pending', claimed_by = NULL, next_attempt_at = NULL,
                  updated_at = now()
                WHERE project_id = ANY (@ids::text[]) AND state = 'sending'`,
-            )
-            .run({ ids: acquired });
-        }
-        for (const projectId of acquired) held.add(projectId);
-        return { acquired, held: [...held] };
-      })
-      .immediate();
+          )
+          .run({ ids: acquired });
+      }
+      for (const projectId of acquired) held.add(projectId);
+      return { acquired, held: [...held] };
+    }, 'immediate');
   }
 
   /**
    * Inside a write transaction: true when `daemonId` still holds `projectId`'s lease, which then
    * cannot change hands until the transaction ends (the row is locked FOR SHARE).
    */
-  holds(daemonId: string, projectId: string): boolean {
-    const row = this.db
+  async holds(daemonId: string, projectId: string): Promise<boolean> {
+    const row = await this.db
       .prepare(
         `SELECT 1 FROM project_leases
          WHERE project_id = ? AND daemon_id = ? AND expires_at > now() FOR SHARE`,
@@ -170,9 +168,13 @@ export class Coordination {
   }
 
   /** Of `projectIds`, those no other daemon alive within `aliveMs` lists. */
-  unseenByOthers(daemonId: string, projectIds: readonly string[], aliveMs: number): string[] {
+  async unseenByOthers(
+    daemonId: string,
+    projectIds: readonly string[],
+    aliveMs: number,
+  ): Promise<string[]> {
     if (projectIds.length === 0) return [];
-    const unseen = this.db
+    const unseen = (await this.db
       .prepare(
         `SELECT p.id FROM unnest(@ids::text[]) AS p (id)
          WHERE NOT EXISTS (
@@ -181,26 +183,26 @@ export class Coordination {
              AND d.heartbeat_at > now() - make_interval(secs => @aliveMs::float8 / 1000))`,
       )
       .pluck()
-      .all({ ids: [...projectIds], daemonId, aliveMs }) as string[];
+      .all({ ids: [...projectIds], daemonId, aliveMs })) as string[];
     const kept = new Set(unseen);
     return projectIds.filter((projectId) => kept.has(projectId));
   }
 
   /** The daemons alive within `aliveMs` (this one included): what each lists and how many it holds. */
-  liveDaemons(aliveMs: number): DaemonLoad[] {
-    return this.db
+  async liveDaemons(aliveMs: number): Promise<DaemonLoad[]> {
+    return (await this.db
       .prepare(
         `SELECT d.id, d.projects AS listed,
            (SELECT count(*) FROM project_leases l
             WHERE l.daemon_id = d.id AND l.expires_at > now()) AS held
          FROM daemons d WHERE d.heartbeat_at > now() - make_interval(secs => ?::float8 / 1000)`,
       )
-      .all(aliveMs) as DaemonLoad[];
+      .all(aliveMs)) as DaemonLoad[];
   }
 
   /** Gives up the daemon's leases of `projectIds` (to balance the projects among daemons). */
-  releaseProjects(daemonId: string, projectIds: readonly string[]): void {
-    this.db
+  async releaseProjects(daemonId: string, projectIds: readonly string[]): Promise<void> {
+    await this.db
       .prepare(
         'DELETE FROM project_leases WHERE daemon_id = @daemonId AND project_id = ANY (@ids::text[])',
       )
@@ -208,18 +210,16 @@ export class Coordination {
   }
 
   /** Gives up the daemon's leases and its row (a clean stop): others take over at once. */
-  release(daemonId: string): void {
-    this.db
-      .transaction(() => {
-        this.db.prepare('DELETE FROM project_leases WHERE daemon_id = ?').run(daemonId);
-        this.db.prepare('DELETE FROM daemons WHERE id = ?').run(daemonId);
-      })
-      .immediate();
+  async release(daemonId: string): Promise<void> {
+    await this.db.transaction(async () => {
+      await this.db.prepare('DELETE FROM project_leases WHERE daemon_id = ?').run(daemonId);
+      await this.db.prepare('DELETE FROM daemons WHERE id = ?').run(daemonId);
+    }, 'immediate');
   }
 
   /** Every registered daemon with the projects it holds, for `status`. */
-  daemons(): DaemonRow[] {
-    const rows = this.db
+  async daemons(): Promise<DaemonRow[]> {
+    const rows = (await this.db
       .prepare(
         `SELECT d.id, d.host, d.pid, d.tokens, d.version, d.started_at AS startedAt,
            d.heartbeat_at AS heartbeatAt,
@@ -227,7 +227,7 @@ export class Coordination {
                      WHERE l.daemon_id = d.id AND l.expires_at > now()), '{}') AS projects
          FROM daemons d ORDER BY d.host, d.pid, d.id`,
       )
-      .all() as Array<Omit<DaemonRow, 'tokens'> & { tokens: string }>;
+      .all()) as Array<Omit<DaemonRow, 'tokens'> & { tokens: string }>;
     return rows.map((row) => ({ ...row, tokens: row.tokens === '' ? [] : row.tokens.split(',') }));
   }
 }

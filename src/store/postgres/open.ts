@@ -1,5 +1,5 @@
 /**
- * Opens a PostgreSQL mirror: connects through the bridge, then (for a command that writes)
+ * Opens a PostgreSQL mirror: connects, then (for a command that writes)
  * creates the schema and applies `schema.pg.sql` the first time, under an advisory lock so that
  * daemons starting together apply it once. A schema holding tables that are not a mirror of
  * ours, or a mirror of a newer version, is refused before anything in it changes.
@@ -8,8 +8,7 @@ import { StoreError, UsageError } from '../../domain/index.js';
 import { readSchema } from '../database.js';
 import { PG_SESSION_TABLES } from '../seen-tasks.js';
 import { SCHEMA_VERSION } from '../migrations.js';
-import { PgError, SyncBridge } from './bridge.js';
-import { PgDatabase } from './pg-database.js';
+import { PgConnection, PgError } from './pg-connection.js';
 import { parsePgTarget, sessionStatements, type PgTarget } from './target.js';
 
 /** The PostgreSQL dialect of the schema, beside `schema.sql`. */
@@ -31,14 +30,16 @@ export function upgradeSteps(text: string): Array<{ version: number; sql: string
  * Brings a mirror at `version` to SCHEMA_VERSION, inside the caller's transaction (which holds
  * the schema's advisory lock, so two daemons starting together upgrade it once).
  */
-function upgrade(db: PgDatabase, version: number): void {
+async function upgrade(db: PgConnection, version: number): Promise<void> {
   if (version >= SCHEMA_VERSION) return;
   for (const step of upgradeSteps(readSchema(PG_UPGRADES_FILE))) {
     if (step.version <= version || step.version > SCHEMA_VERSION) continue;
-    if (step.sql.replace(/^--.*$/gm, '').trim() !== '') db.exec(step.sql);
+    if (step.sql.replace(/^--.*$/gm, '').trim() !== '') await db.exec(step.sql);
   }
-  createMissingViews(db);
-  db.prepare("UPDATE schema_meta SET value = ? WHERE key = 'version'").run(String(SCHEMA_VERSION));
+  await createMissingViews(db);
+  await db
+    .prepare("UPDATE schema_meta SET value = ? WHERE key = 'version'")
+    .run(String(SCHEMA_VERSION));
 }
 
 /** Each `CREATE VIEW` of schema.pg.sql: its name and statement (a view's last line ends in `;`). */
@@ -48,12 +49,15 @@ const SCHEMA_VIEW = /^CREATE VIEW (\w+) AS\n[\s\S]*?;$/gm;
  * Makes every view of schema.pg.sql the mirror lacks, in the file's order (a view comes after
  * those it reads), as SQLite's mirrors get theirs from schema.sql: the upgrade steps add none.
  */
-function createMissingViews(db: PgDatabase): void {
+async function createMissingViews(db: PgConnection): Promise<void> {
   const present = new Set(
-    db.prepare('SELECT viewname FROM pg_views WHERE schemaname = current_schema()').pluck().all(),
+    await db
+      .prepare('SELECT viewname FROM pg_views WHERE schemaname = current_schema()')
+      .pluck()
+      .all(),
   );
   for (const [sql, name] of readSchema(PG_SCHEMA_FILE).matchAll(SCHEMA_VIEW)) {
-    if (!present.has(name)) db.exec(sql);
+    if (!present.has(name)) await db.exec(sql);
   }
 }
 
@@ -64,12 +68,15 @@ export interface PgOpenOptions {
 }
 
 /** Opens the mirror `url` names, ready for use; a `UsageError` or `StoreError` in one line. */
-export function openPostgres(url: string, options: PgOpenOptions = {}): PgDatabase {
+export async function openPostgres(
+  url: string,
+  options: PgOpenOptions = {},
+): Promise<PgConnection> {
   const target = parsePgTarget(url, { passwordFile: options.passwordFile });
-  const db = connect(target);
+  const db = await connect(target);
   try {
-    if (options.readonly) checkMirror(db, target);
-    else prepareSchema(db, target);
+    if (options.readonly) await checkMirror(db, target);
+    else await prepareSchema(db, target);
     return db;
   } catch (error) {
     db.close();
@@ -78,13 +85,17 @@ export function openPostgres(url: string, options: PgOpenOptions = {}): PgDataba
   }
 }
 
-function connect(target: PgTarget): PgDatabase {
+async function connect(target: PgTarget): Promise<PgConnection> {
+  const db = new PgConnection(
+    target.config,
+    [...sessionStatements(target.schema), ...PG_SESSION_TABLES],
+    target.schema,
+  );
   try {
-    return new PgDatabase(
-      new SyncBridge(target.config, [...sessionStatements(target.schema), ...PG_SESSION_TABLES]),
-      target.schema,
-    );
+    await db.connect();
+    return db;
   } catch (error) {
+    db.close();
     throw new StoreError(`cannot connect to ${target.display}: ${(error as Error).message}`, {
       cause: error,
     });
@@ -92,13 +103,13 @@ function connect(target: PgTarget): PgDatabase {
 }
 
 /** The mirror's recorded identity, or undefined when the schema has no `schema_meta`. */
-function meta(db: PgDatabase, schema: string): Map<string, string> | undefined {
-  const present = db
+async function meta(db: PgConnection, schema: string): Promise<Map<string, string> | undefined> {
+  const present = await db
     .prepare(`SELECT to_regclass(?) IS NOT NULL`)
     .pluck()
     .get(`"${schema}".schema_meta`);
   if (present !== 1) return undefined;
-  const rows = db.prepare('SELECT key, value FROM schema_meta').raw().all() as string[][];
+  const rows = (await db.prepare('SELECT key, value FROM schema_meta').raw().all()) as string[][];
   return new Map(rows.map(([key, value]) => [key!, value!]));
 }
 
@@ -114,8 +125,8 @@ function checkVersion(found: Map<string, string>, target: PgTarget): void {
   }
 }
 
-function checkMirror(db: PgDatabase, target: PgTarget): void {
-  const found = meta(db, target.schema);
+async function checkMirror(db: PgConnection, target: PgTarget): Promise<void> {
+  const found = await meta(db, target.schema);
   if (found === undefined) {
     throw new UsageError(
       `--db ${target.display} holds no projmirror mirror; run projmirror sync first`,
@@ -124,29 +135,31 @@ function checkMirror(db: PgDatabase, target: PgTarget): void {
   checkVersion(found, target);
 }
 
-function prepareSchema(db: PgDatabase, target: PgTarget): void {
-  db.transaction(() => {
-    db.prepare('SELECT pg_advisory_xact_lock(hashtext(?))').get(
-      `projmirror schema ${target.schema}`,
-    );
-    const found = meta(db, target.schema);
+async function prepareSchema(db: PgConnection, target: PgTarget): Promise<void> {
+  await db.transaction(async () => {
+    await db
+      .prepare('SELECT pg_advisory_xact_lock(hashtext(?))')
+      .get(`projmirror schema ${target.schema}`);
+    const found = await meta(db, target.schema);
     if (found !== undefined) {
       checkVersion(found, target);
-      upgrade(db, Number(found.get('version')));
+      await upgrade(db, Number(found.get('version')));
       return;
     }
-    const tables = db
+    const tables = (await db
       .prepare(`SELECT count(*) FROM pg_tables WHERE schemaname = ?`)
       .pluck()
-      .get(target.schema) as number;
+      .get(target.schema)) as number;
     if (tables > 0) {
       throw new UsageError(
         `${target.display} holds ${tables} tables but no projmirror mirror; refusing to change it`,
       );
     }
     // A schema made beforehand (owned by this user) needs no CREATE right on the database.
-    const exists = db.prepare('SELECT 1 FROM pg_namespace WHERE nspname = ?').get(target.schema);
-    if (exists === undefined) db.exec(`CREATE SCHEMA "${target.schema}"`);
-    db.exec(readSchema(PG_SCHEMA_FILE));
-  }).immediate();
+    const exists = await db
+      .prepare('SELECT 1 FROM pg_namespace WHERE nspname = ?')
+      .get(target.schema);
+    if (exists === undefined) await db.exec(`CREATE SCHEMA "${target.schema}"`);
+    await db.exec(readSchema(PG_SCHEMA_FILE));
+  }, 'immediate');
 }

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { parse as parseConnectionString } from 'pg-connection-string';
-import type { PoolConfig } from 'pg';
+import type { ClientConfig } from 'pg';
 import { UsageError } from '../../domain/index.js';
 import { readSmallFile } from '../../domain/small-file.js';
 import { trustedCertificates } from '../../domain/tls.js';
@@ -63,13 +63,11 @@ export const PG_URL_PARAMETERS = [
 /** Read by `pg-connection-string` as files or warnings; we read these ourselves. */
 const SSL_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'];
 
-/** The TLS option (read by the bridge's worker) that skips the check of the server's name. */
-export const SKIP_NAME_CHECK = 'projmirrorSkipNameCheck';
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** A PostgreSQL mirror's connection settings, schema, and a name for messages. */
 export interface PgTarget {
-  config: PoolConfig;
+  config: ClientConfig;
   schema: string;
   /** `postgres://user@host:port/db (schema s)`: safe to print, it holds no password. */
   display: string;
@@ -101,12 +99,11 @@ export function parsePgTarget(url: string, source: PasswordSource = {}): PgTarge
   const port = portNumber(nonEmpty(parsed.port ?? undefined) ?? nonEmpty(env['PGPORT']));
   const user = nonEmpty(parsed.user) ?? nonEmpty(env['PGUSER']) ?? osUser(env);
   const database = nonEmpty(parsed.database ?? undefined) ?? nonEmpty(env['PGDATABASE']) ?? user;
-  const config: PoolConfig = {
+  const config: ClientConfig = {
     host,
     port,
     database,
     user,
-    max: 1,
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: PG_KEEPALIVE_DELAY_MS,
@@ -219,7 +216,7 @@ interface TlsSettings {
  * back. `allow` connects without TLS (libpq's first try; a server that insists refuses us), and
  * `prefer` with TLS unverified (libpq's first try; a server without TLS refuses us).
  */
-function sslOptions(tls: TlsSettings): PoolConfig['ssl'] {
+function sslOptions(tls: TlsSettings): ClientConfig['ssl'] {
   const { mode, rootFile } = tls;
   if (!(SSL_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(
@@ -235,8 +232,7 @@ function sslOptions(tls: TlsSettings): PoolConfig['ssl'] {
   // node-postgres checks the name against the host it connects to (an IP against the IP SANs).
   if (mode === 'verify-full') return { ...client, ...(ca ? { ca } : {}) };
   // verify-ca (and require with a root certificate, as libpq has it): the chain, not the name.
-  // A function cannot cross into the bridge's worker: the worker turns this flag into one.
-  return { ...client, ...(ca ? { ca } : {}), [SKIP_NAME_CHECK]: true } as PoolConfig['ssl'];
+  return { ...client, ...(ca ? { ca } : {}), checkServerIdentity: () => undefined };
 }
 
 /** `sslcert` and `sslkey`, both or neither, read as PEM text. */

@@ -4,7 +4,7 @@
  * sorted), so a wrong typed column, a wrong or partial `data`, a missing row and an extra row
  * all show. The mirror is read through a connection of our own, as a reporting tool reads it.
  */
-import type { Db } from '../../../src/store/database.js';
+import { connectionOf, type MirrorHandle } from '../../../src/store/handle.js';
 import type { SimService } from '../../../src/sim/index.js';
 
 /** Rows of one table by key, each as comparable text. */
@@ -25,9 +25,15 @@ type TableName = (typeof MIRRORED_TABLES)[number];
 /** At most this many differing rows are listed per table. */
 const SHOWN_PER_TABLE = 4;
 
-/** What differs between the mirror and the service; empty when the mirror equals the service. */
-export function mirrorDifferences(db: Db, service: SimService): string[] {
-  const held = mirrorTables(db);
+/**
+ * What differs between the mirror and the service; empty when the mirror equals the service.
+ * `mirror` is a connection of the store's, or a SQLite file opened with better-sqlite3.
+ */
+export async function mirrorDifferences(
+  mirror: MirrorHandle,
+  service: SimService,
+): Promise<string[]> {
+  const held = await mirrorTables(mirror);
   const truth = serviceTables(service);
   return MIRRORED_TABLES.flatMap((table) => tableDifferences(table, held[table], truth[table]));
 }
@@ -46,35 +52,36 @@ function tableDifferences(name: TableName, held: Table, truth: Table): string[] 
   return [...found.slice(0, SHOWN_PER_TABLE), `${name}: ${found.length - SHOWN_PER_TABLE} more`];
 }
 
-function mirrorTables(db: Db): Record<TableName, Table> {
-  const rows = (sql: string) => db.prepare(sql).all() as Record<string, unknown>[];
+async function mirrorTables(mirror: MirrorHandle): Promise<Record<TableName, Table>> {
+  const db = connectionOf(mirror);
+  const rows = (sql: string) => db.prepare<[], Record<string, unknown>>(sql).all();
   return {
-    projects: keyed(rows('SELECT * FROM projects'), (r) => [
+    projects: keyed(await rows('SELECT * FROM projects'), (r) => [
       r['id'],
       [r['name'], r['active'] === null ? null : r['active'] === 1, r['read_only_reason']],
       r['data'],
     ]),
-    tasks: keyed(rows('SELECT * FROM tasks'), (r) => [
+    tasks: keyed(await rows('SELECT * FROM tasks'), (r) => [
       r['id'],
       [r['project_id'], r['name'], r['start_date'], r['end_date'], r['status'], r['progress']],
       r['data'],
     ]),
-    task_assignees: keyed(rows('SELECT * FROM task_assignees'), (r) => [
+    task_assignees: keyed(await rows('SELECT * FROM task_assignees'), (r) => [
       `${String(r['task_id'])}/${String(r['member_id'])}`,
       [],
       undefined,
     ]),
-    members: keyed(rows('SELECT * FROM members'), (r) => [
+    members: keyed(await rows('SELECT * FROM members'), (r) => [
       `${String(r['project_id'])}/${String(r['id'])}`,
       [r['name'], r['kind']],
       r['data'],
     ]),
-    resources: keyed(rows('SELECT * FROM resources'), (r) => [
+    resources: keyed(await rows('SELECT * FROM resources'), (r) => [
       `${String(r['project_id'])}/${String(r['id'])}`,
       [r['name']],
       r['data'],
     ]),
-    dependencies: keyed(rows('SELECT * FROM dependencies'), (r) => [
+    dependencies: keyed(await rows('SELECT * FROM dependencies'), (r) => [
       `${String(r['project_id'])}/${String(r['id'])}`,
       [r['predecessor_id'], r['successor_id'], r['type']],
       r['data'],

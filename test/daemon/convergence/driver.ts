@@ -13,7 +13,7 @@
  */
 import { ManualClock } from '../../../src/domain/index.js';
 import { startSimulator, type SimReadings, type Simulator } from '../../../src/sim/index.js';
-import type { Db } from '../../../src/store/database.js';
+import type { Db } from '../../../src/store/db.js';
 import { Announcer } from './announce.js';
 import { mirrorDifferences } from './compare.js';
 import { DaemonHost } from './host.js';
@@ -93,7 +93,7 @@ class CaseRun {
       tokens: [CASE_TOKEN],
       readings,
     });
-    const db = mirror.open();
+    const db = await mirror.open();
     const host = new DaemonHost(sim, clock, mirror);
     const version = () => mirror.version(db);
     const driver = new ClockDriver(sim, clock, host, version, Date.now() + CASE_TIMEOUT_MS);
@@ -120,7 +120,7 @@ class CaseRun {
     sim.faults.clear();
     driver.countArrivals();
     trace.push('quiet');
-    const converged = () => this.differences().length === 0;
+    const converged = async () => (await this.differences()).length === 0;
     let equal = await driver.runUntil(converged, clock.now() + QUIET_HORIZON_MS);
     const reasons = this.reconcileReasons();
     if (!equal && reasons.length > 0) {
@@ -131,12 +131,15 @@ class CaseRun {
     } else if (!equal) {
       trace.push('no reconcile allowed: every change came with its record, no connection dropped');
     }
-    return [...this.differences(), ...host.errors];
+    return [...(await this.differences()), ...host.errors];
   }
 
-  private differences(): string[] {
+  private async differences(): Promise<string[]> {
     const { db, sim, items } = this.context;
-    return [...mirrorDifferences(db, sim.service), ...outboxProblems(db, sim.service, items)];
+    return [
+      ...(await mirrorDifferences(db, sim.service)),
+      ...(await outboxProblems(db, sim.service, items)),
+    ];
   }
 
   /** Why a reconcile may be needed; none when the daemon heard of every change with its record. */

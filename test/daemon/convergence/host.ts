@@ -12,7 +12,7 @@ import { Daemon } from '../../../src/daemon/daemon.js';
 import { openEngine, type Engine } from '../../../src/daemon/wiring.js';
 import type { Clock, ManualClock } from '../../../src/domain/index.js';
 import type { Simulator } from '../../../src/sim/index.js';
-import type { Db } from '../../../src/store/database.js';
+import type { Db } from '../../../src/store/db.js';
 import { singleToken } from '../../../src/tokens/index.js';
 import { sqliteFileMirror, type CaseMirror } from './mirror.js';
 
@@ -196,7 +196,7 @@ export class DaemonHost {
     if (leaseMs === undefined) return;
     const boundMs = 2 * leaseMs + CLOSE_TIMEOUT_MS;
     const deadline = Date.now() + boundMs;
-    while (!this.mirror.handedOver(db, this.current?.engine.leases?.holder)) {
+    while (!(await this.mirror.handedOver(db, this.current?.engine.leases?.holder))) {
       if (Date.now() > deadline) {
         throw new Error(`the leases were not handed over within ${boundMs} ms (real time)`);
       }

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../../src/store/database.js';
-import { sqliteOf, type Db } from '../../../src/store/db.js';
+import type { Db } from '../../../src/store/db.js';
+import { sqliteConnection, sqliteOf } from '../../../src/store/sqlite-connection.js';
 import { openConnection } from '../../fixtures/connection.js';
 import type { HolderData } from '../../fixtures/lock-holder.js';
 import type { TcpProxy } from '../../fixtures/tcp-proxy.js';
@@ -20,20 +21,20 @@ export interface CaseMirror {
   /** Where the daemons open it (`--db`): the file, or the URL (through `network`, if any). */
   readonly location: string;
   /** A connection of the harness's own, opened as a daemon opens it (created and migrated). */
-  open(): Db;
+  open(): Promise<Db>;
   /** Where another connection holding its lock connects (`LockHolder`). */
   readonly holder: HolderData;
   /** Between the daemons and a PostgreSQL server: a partition, then a heal (none on SQLite). */
   readonly network?: Pick<TcpProxy, 'partition' | 'heal'>;
   /** Changes with every commit on the mirror, whoever made it: the driver's sign of motion. */
-  version(db: Db): string;
+  version(db: Db): Promise<string>;
   /** The lease time the daemons get (PostgreSQL only), in ms. */
   readonly leaseMs?: number;
   /**
    * True when no daemon but `holder` holds a live lease and `holder` holds every project it
    * listed (always true on SQLite, where there are no leases).
    */
-  handedOver(db: Db, holder: string | undefined): boolean;
+  handedOver(db: Db, holder: string | undefined): Promise<boolean>;
   /** Removes what the case left, once every connection to it is closed. */
   dispose(): Promise<void>;
 }
@@ -53,10 +54,11 @@ export const sqliteMirrors: MirrorSource = () => {
 export function sqliteFileMirror(file: string, remove = () => {}): CaseMirror {
   return {
     location: file,
-    open: () => openDatabase(file),
+    open: () => Promise.resolve(sqliteConnection(openDatabase(file))),
     holder: { engine: 'sqlite', file },
-    version: (db) => String(sqliteOf(db)!.pragma('data_version', { simple: true })),
-    handedOver: () => true,
+    version: (db) =>
+      Promise.resolve(String(sqliteOf(db)!.pragma('data_version', { simple: true }))),
+    handedOver: () => Promise.resolve(true),
     dispose: () => Promise.resolve(remove()),
   };
 }
@@ -83,8 +85,10 @@ export function postgresMirrors(
       holder: { engine: 'postgres', url: databaseUrl, schema },
       network: proxy,
       // The next transaction id: it moves with every transaction that wrote (reads take none).
-      version: (db) =>
-        String(db.prepare('SELECT pg_snapshot_xmax(pg_current_snapshot())::text').pluck().get()),
+      version: async (db) =>
+        String(
+          await db.prepare('SELECT pg_snapshot_xmax(pg_current_snapshot())::text').pluck().get(),
+        ),
       leaseMs,
       handedOver: (db, holder) => handedOver(db, holder),
       dispose: async () => {
@@ -100,15 +104,15 @@ export function postgresMirrors(
   };
 }
 
-function handedOver(db: Db, holder: string | undefined): boolean {
-  const othersHolding = db
+async function handedOver(db: Db, holder: string | undefined): Promise<boolean> {
+  const othersHolding = (await db
     .prepare(
       'SELECT count(*) FROM project_leases WHERE expires_at > now() AND daemon_id IS DISTINCT FROM ?',
     )
     .pluck()
-    .get(holder ?? null) as number;
+    .get(holder ?? null)) as number;
   if (othersHolding > 0 || holder === undefined) return othersHolding === 0;
-  const listedNotHeld = db
+  const listedNotHeld = (await db
     .prepare(
       `SELECT count(*) FROM daemons AS d, unnest(d.projects) AS listed(project_id)
        WHERE d.id = ? AND NOT EXISTS (
@@ -116,6 +120,6 @@ function handedOver(db: Db, holder: string | undefined): boolean {
          WHERE l.project_id = listed.project_id AND l.daemon_id = d.id AND l.expires_at > now())`,
     )
     .pluck()
-    .get(holder) as number;
+    .get(holder)) as number;
   return listedNotHeld === 0;
 }

@@ -3,7 +3,7 @@
  * contract supports: key, state and times are defaulted in SQL), and the check that each one
  * took effect on the service exactly once.
  */
-import type { Db } from '../../../src/store/database.js';
+import type { Db } from '../../../src/store/db.js';
 import type { SimService } from '../../../src/sim/index.js';
 import { pickOf } from './service-changes.js';
 import type { OutboxIntent } from './steps.js';
@@ -23,12 +23,10 @@ export type RunSql = (sql: string, params: unknown[]) => Promise<unknown>;
 /** `RunSql` over the harness's own connection. */
 export function runOn(db: Db): RunSql {
   return (sql, params) =>
-    Promise.resolve(
-      db
-        .prepare(sql)
-        .pluck()
-        .get(...params),
-    );
+    db
+      .prepare(sql)
+      .pluck()
+      .get(...params);
 }
 
 /**
@@ -69,12 +67,18 @@ export async function queueItem(
  * What went wrong with the queued items: one not done (pending, sending or failed), or a create
  * whose record the service holds other than exactly once.
  */
-export function outboxProblems(db: Db, service: SimService, items: QueuedItem[]): string[] {
+export async function outboxProblems(
+  db: Db,
+  service: SimService,
+  items: QueuedItem[],
+): Promise<string[]> {
   const problems: string[] = [];
-  const state = db.prepare('SELECT state, attempts, last_error FROM outbox WHERE id = ?');
+  const state = db.prepare<
+    [number],
+    { state: string; attempts: number; last_error: string | null }
+  >('SELECT state, attempts, last_error FROM outbox WHERE id = ?');
   for (const item of items) {
-    const row = state.get(item.id) as
-      { state: string; attempts: number; last_error: string | null } | undefined;
+    const row = await state.get(item.id);
     if (row === undefined) problems.push(`outbox item ${item.id} (${item.op}) is gone`);
     else if (row.state !== 'done') {
       const why = row.last_error === null ? '' : `: ${row.last_error}`;

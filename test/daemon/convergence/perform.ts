@@ -6,7 +6,7 @@
  */
 import type { ManualClock } from '../../../src/domain/index.js';
 import type { FaultKind, Simulator } from '../../../src/sim/index.js';
-import type { Db } from '../../../src/store/database.js';
+import type { Db } from '../../../src/store/db.js';
 import { flawedEvent, hintMessage, type Announcer } from './announce.js';
 import type { DaemonHost } from './host.js';
 import type { CaseMirror } from './mirror.js';

@@ -35,7 +35,7 @@ export class ClockDriver {
     private readonly clock: ManualClock,
     private readonly host: DaemonHost,
     /** Read through a connection of our own: changes with every commit of others. */
-    private readonly mirrorVersion: () => number | string,
+    private readonly mirrorVersion: () => Promise<number | string>,
     /** The real time (`Date.now()`) by which the whole case must have ended. */
     private readonly caseDeadline: number,
   ) {
@@ -65,11 +65,13 @@ export class ClockDriver {
     let quiet = 0;
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+      // Read first: what follows is read at one instant, once the mirror has answered.
+      const version = await this.mirrorVersion();
       const answered = this.answered();
       const signature = [
         this.arrivals,
         answered,
-        this.mirrorVersion(),
+        version,
         this.clock.pendingSleeps,
         this.clock.nextWakeAt,
         this.host.pendingSleeps,
@@ -91,12 +93,12 @@ export class ClockDriver {
    * Settles, and steps the clock from wake-up to wake-up until `done()` or until the next
    * wake-up lies after `until` (simulated ms). Returns `done()`.
    */
-  async runUntil(done: () => boolean, until: number): Promise<boolean> {
+  async runUntil(done: () => boolean | Promise<boolean>, until: number): Promise<boolean> {
     let lastNow = this.clock.now();
     let atOneInstant = 0;
     for (;;) {
       await this.settle();
-      if (done()) return true;
+      if (await done()) return true;
       const next = this.clock.nextWakeAt;
       if (next === undefined || next > until) return false;
       this.clock.stepTo(next);

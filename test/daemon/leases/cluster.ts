@@ -44,8 +44,8 @@ export class Connections {
   constructor(private readonly url: string) {}
 
   /** An open connection no keeper uses. */
-  take(): Db {
-    return this.spare.pop() ?? openConnection({ db: this.url }, 'write');
+  async take(): Promise<Db> {
+    return this.spare.pop() ?? (await openConnection({ db: this.url }, 'write'));
   }
 
   /** Takes back the connection of a keeper that will not use it again. */
@@ -66,44 +66,47 @@ export class Cluster {
   readonly crashed: Daemon[] = [];
   private readonly logs = new Map<LeaseKeeper, KeeperLog>();
 
-  /** A case on `admin`'s mirror, its leases and daemons forgotten. */
-  constructor(
+  private constructor(
     readonly admin: Db,
     private readonly connections: Connections,
-  ) {
-    admin.exec('TRUNCATE project_leases, daemons, outbox');
+  ) {}
+
+  /** A case on `admin`'s mirror, its leases and daemons forgotten. */
+  static async open(admin: Db, connections: Connections): Promise<Cluster> {
+    await admin.exec('TRUNCATE project_leases, daemons, outbox');
+    return new Cluster(admin, connections);
   }
 
   /** Starts a daemon in `slot` (a new keeper on its own connection) and lists what it sees. */
-  start(slot: number, visible: string[]): { daemon: Daemon; listed: string[] } {
-    const daemon = this.open(slot, visible);
+  async start(slot: number, visible: string[]): Promise<{ daemon: Daemon; listed: string[] }> {
+    const daemon = await this.open(slot, visible);
     this.running.set(slot, daemon);
     // As `Daemon.start` does: a long-running daemon lets the others count what it lists.
-    daemon.keeper.advertise();
-    return { daemon, listed: daemon.keeper.listed(visible) };
+    await daemon.keeper.advertise();
+    return { daemon, listed: await daemon.keeper.listed(visible) };
   }
 
   /** A one-shot `push` (slot -1): a keeper that lists nothing; it claims its items' projects. */
-  openPush(): Daemon {
+  openPush(): Promise<Daemon> {
     return this.open(PUSH_SLOT, []);
   }
 
   /** Ends a push: it stops cleanly, or is killed (its leases stay until they expire). */
-  endPush(push: Daemon, killed: boolean): void {
+  async endPush(push: Daemon, killed: boolean): Promise<void> {
     if (killed) {
       push.db.close();
       this.crashed.push(push);
       return;
     }
-    push.keeper.stop();
+    await push.keeper.stop();
     this.connections.giveBack(push.db);
   }
 
-  private open(slot: number, visible: string[]): Daemon {
-    const db = this.connections.take();
+  private async open(slot: number, visible: string[]): Promise<Daemon> {
+    const db = await this.connections.take();
     const log: KeeperLog = { givenBack: [], failures: [] };
     const logger = pino({ level: 'info' }, { write: (line: string) => record(log, line) });
-    const keeper = new LeaseKeeper({
+    const keeper = await LeaseKeeper.start({
       coordination: new Coordination(db),
       tokens: [`slot-${slot}`],
       version: 'test',
@@ -125,24 +128,24 @@ export class Cluster {
   }
 
   /** Stops the daemon of `slot` cleanly: it gives its leases back. */
-  stop(slot: number): void {
+  async stop(slot: number): Promise<void> {
     const daemon = this.running.get(slot);
     if (daemon === undefined) return;
     this.running.delete(slot);
-    daemon.keeper.stop();
+    await daemon.keeper.stop();
     this.connections.giveBack(daemon.db);
   }
 
   /** Time passes for everyone: the keepers' clock and the database's move on by `ms`. */
-  elapse(ms: number): void {
+  async elapse(ms: number): Promise<void> {
     vi.setSystemTime(Date.now() + ms);
     const back = 'make_interval(secs => ?::float8 / 1000)';
-    this.admin
+    await this.admin
       .prepare(
         `UPDATE project_leases SET expires_at = expires_at - ${back}, acquired_at = acquired_at - ${back}`,
       )
       .run(ms, ms);
-    this.admin
+    await this.admin
       .prepare(
         `UPDATE daemons SET heartbeat_at = heartbeat_at - ${back}, started_at = started_at - ${back}`,
       )
@@ -150,16 +153,16 @@ export class Cluster {
   }
 
   /** Time passes for the crashed daemons only: their leases expire, their heartbeat is old. */
-  expireCrashed(): void {
+  async expireCrashed(): Promise<void> {
     const ids = this.crashed.map((daemon) => daemon.keeper.holder);
     if (ids.length === 0) return;
-    this.admin
+    await this.admin
       .prepare(
         `UPDATE project_leases SET expires_at = now() - interval '1 millisecond'
          WHERE daemon_id = ANY (?)`,
       )
       .run([ids]);
-    this.admin
+    await this.admin
       .prepare(
         `UPDATE daemons SET heartbeat_at = now() - make_interval(secs => ?::float8 / 1000)
          WHERE id = ANY (?)`,
@@ -168,17 +171,19 @@ export class Cluster {
   }
 
   /** Each project's live lease holder, as the database names it. */
-  holders(): Map<string, string> {
-    const rows = this.admin
-      .prepare('SELECT project_id, daemon_id FROM project_leases WHERE expires_at > now()')
+  async holders(): Promise<Map<string, string>> {
+    const rows = await this.admin
+      .prepare<[], [string, string]>(
+        'SELECT project_id, daemon_id FROM project_leases WHERE expires_at > now()',
+      )
       .raw()
-      .all() as Array<[string, string]>;
+      .all();
     return new Map(rows);
   }
 
   /** The daemon ids the database has a row for. */
-  registered(): Set<string> {
-    return new Set(this.admin.prepare('SELECT id FROM daemons').pluck().all() as string[]);
+  async registered(): Promise<Set<string>> {
+    return new Set(await this.admin.prepare<[], string>('SELECT id FROM daemons').pluck().all());
   }
 
   /** The projects `daemon` gave back within `windowMs` of its clock. */

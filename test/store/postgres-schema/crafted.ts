@@ -5,7 +5,7 @@
  * escaping and byte order, dependencies on missing tasks, a project without tasks, and `data`
  * fields of every kind of value, with names that clash.
  */
-import type { Db } from '../../../src/store/database.js';
+import type { SqliteDb } from '../../../src/store/database.js';
 import { day } from '../../report/mirror.js';
 
 const PROJECT = 'p_crafted';
@@ -34,7 +34,7 @@ const ASSIGNEES = [
 ];
 
 /** Writes the crafted rows, as synced at `syncedAt`. */
-export function addCraftedRows(db: Db, syncedAt: string): void {
+export function addCraftedRows(db: SqliteDb, syncedAt: string): void {
   db.transaction(() => {
     insertProject(db, PROJECT, 'Crafted "Q" Co', syncedAt, {
       budget: 12.5,
@@ -80,7 +80,7 @@ export function addCraftedRows(db: Db, syncedAt: string): void {
   })();
 }
 
-function insertProject(db: Db, id: string, name: string, at: string, extra: object): void {
+function insertProject(db: SqliteDb, id: string, name: string, at: string, extra: object): void {
   const data = { id, name, active: null, readOnlyReason: 'archived', ...extra };
   db.prepare(
     `INSERT INTO projects (id, name, active, read_only_reason, data, synced_at)
@@ -91,7 +91,7 @@ function insertProject(db: Db, id: string, name: string, at: string, extra: obje
   ).run(id, at);
 }
 
-function insertTask(db: Db, i: number, at: string): void {
+function insertTask(db: SqliteDb, i: number, at: string): void {
   const id = `t_c${String(i).padStart(2, '0')}`;
   const name = i === 7 ? 'Wire\nthe "panel" wiring' : `Task ${i} wiring`;
   const status = STATUSES[i % STATUSES.length] ?? null;

@@ -1,0 +1,125 @@
+/**
+ * A SQLite mirror file as a `Db`: better-sqlite3, synchronous inside, each answer handed back as
+ * a settled promise. It runs on the store thread that owns the file (`src/units/thread.ts`), so a
+ * lock another connection holds keeps that thread waiting, never the daemon's event loop.
+ */
+import type Database from 'better-sqlite3';
+import type { ColumnInfo, Db, SqliteDb, Statement, TransactionMode } from './db.js';
+
+/** better-sqlite3 behind the asynchronous `Db` the repositories use. */
+export class SqliteConnection implements Db {
+  readonly dialect = 'sqlite' as const;
+  /** The better-sqlite3 connection, for what only SQLite has (pragmas, opening, migrating). */
+  readonly sqlite: SqliteDb;
+  private depth = 0;
+  private savepoints = 0;
+
+  constructor(sqlite: SqliteDb) {
+    this.sqlite = sqlite;
+  }
+
+  get open(): boolean {
+    return this.sqlite.open;
+  }
+
+  prepare<B extends unknown[] | object = unknown[], R = unknown>(sql: string): Statement<B, R> {
+    return new SqliteStatement(this.sqlite.prepare(sql)) as unknown as Statement<B, R>;
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.sqlite.exec(sql);
+  }
+
+  async transaction<T>(work: () => Promise<T>, mode: TransactionMode = 'deferred'): Promise<T> {
+    if (this.depth > 0) return this.inSavepoint(work);
+    this.sqlite.exec(mode === 'immediate' ? 'BEGIN IMMEDIATE' : 'BEGIN DEFERRED');
+    this.depth = 1;
+    try {
+      const result = await work();
+      this.sqlite.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.depth = 0;
+    }
+  }
+
+  close(): void {
+    if (this.sqlite.open) this.sqlite.close();
+  }
+
+  private async inSavepoint<T>(work: () => Promise<T>): Promise<T> {
+    this.savepoints += 1;
+    const name = `pm_${this.savepoints}`;
+    this.sqlite.exec(`SAVEPOINT ${name}`);
+    this.depth += 1;
+    try {
+      const result = await work();
+      this.sqlite.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      if (this.sqlite.inTransaction) this.sqlite.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      throw error;
+    } finally {
+      this.depth -= 1;
+    }
+  }
+}
+
+/** A better-sqlite3 statement whose answers are promises. */
+class SqliteStatement {
+  private readonly statement: Database.Statement;
+
+  constructor(statement: Database.Statement) {
+    this.statement = statement;
+  }
+
+  async run(...params: unknown[]): Promise<{ changes: number }> {
+    return { changes: this.statement.run(...params).changes };
+  }
+
+  async get(...params: unknown[]): Promise<unknown> {
+    return this.statement.get(...params);
+  }
+
+  async all(...params: unknown[]): Promise<unknown[]> {
+    return this.statement.all(...params);
+  }
+
+  async *iterate(...params: unknown[]): AsyncIterableIterator<unknown> {
+    yield* this.statement.iterate(...params);
+  }
+
+  pluck(toggle = true): this {
+    this.statement.pluck(toggle);
+    return this;
+  }
+
+  raw(toggle = true): this {
+    this.statement.raw(toggle);
+    return this;
+  }
+
+  async columns(): Promise<ColumnInfo[]> {
+    return this.statement.columns().map(({ name, type }) => ({ name, type }));
+  }
+}
+
+const wrapped = new WeakMap<SqliteDb, SqliteConnection>();
+
+/** The one `SqliteConnection` over `sqlite` (a file a test or benchmark opened itself). */
+export function sqliteConnection(sqlite: SqliteDb): SqliteConnection {
+  let connection = wrapped.get(sqlite);
+  if (connection === undefined) {
+    connection = new SqliteConnection(sqlite);
+    wrapped.set(sqlite, connection);
+  }
+  return connection;
+}
+
+/** The better-sqlite3 connection behind `db`, or undefined on PostgreSQL. */
+export function sqliteOf(db: Db): SqliteDb | undefined {
+  return db instanceof SqliteConnection ? db.sqlite : undefined;
+}
