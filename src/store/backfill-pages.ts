@@ -67,10 +67,11 @@ export class BackfillPages {
         page: input.page,
         etag: input.etag ?? null,
         rowCount: texts.length,
-        kept: encodeRows(texts),
         totalCount: input.totalCount,
         at: input.at,
         ...pageArrays(written),
+        // The page as kept is the JSON array the insert reads its tasks from: sent once.
+        data: encodeRows(texts),
         ...pageAssignments(written),
       });
       // The session reads booleans as SQLite does: 1 and 0.
@@ -111,7 +112,7 @@ seen AS (
 ),
 kept AS (
   INSERT INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
-  SELECT @projectId, @pageSize, @page, @etag, @rowCount, @at, @kept WHERE (SELECT ok FROM go)
+  SELECT @projectId, @pageSize, @page, @etag, @rowCount, @at, @data WHERE (SELECT ok FROM go)
   ON CONFLICT (project_id, page_size, page) DO UPDATE SET etag = excluded.etag,
     row_count = excluded.row_count, read_at = excluded.read_at, rows = excluded.rows
 ),

@@ -292,17 +292,18 @@ const ADD_ASSIGNEE =
 /**
  * PostgreSQL: a page of tasks inserted in one statement, from the arrays of `pageArrays` and the
  * parameters `@projectId` and `@at`; a caller adds its conflict clause or condition. The tasks'
- * JSON goes as one JSON array (`@data`), matched to the typed columns by position: an array of
- * texts would have every quote of every task escaped by the driver and unescaped by the server.
+ * JSON goes as one JSON array (`@data`, which may hold more tasks than `@ids`: a kept page), each
+ * matched to its typed columns by id: an array of texts would have every quote of every task
+ * escaped by the driver and unescaped by the server.
  */
 export const PG_INSERT_PAGE = `INSERT INTO tasks (id, project_id, name, start_date, end_date,
     status, progress, updated_at, data, synced_at)
   SELECT page.id, @projectId, page.name, page.start_date, page.end_date, page.status,
     page.progress, page.updated_at, task.data, @at
   FROM unnest(@ids::text[], @names::text[], @starts::date[], @ends::date[], @statuses::text[],
-    @progress::float8[], @updated::timestamptz[]) WITH ORDINALITY
-    AS page (id, name, start_date, end_date, status, progress, updated_at, n)
-  JOIN jsonb_array_elements(@data::jsonb) WITH ORDINALITY AS task (data, n) ON task.n = page.n`;
+    @progress::float8[], @updated::timestamptz[])
+    AS page (id, name, start_date, end_date, status, progress, updated_at)
+  JOIN jsonb_array_elements(@data::jsonb) AS task (data) ON task.data ->> 'id' = page.id`;
 
 /** PostgreSQL: the assignees of a page's tasks in one statement, from `pageAssignments`' arrays. */
 export const PG_ASSIGN_PAGE = `INSERT INTO task_assignees (task_id, member_id)
