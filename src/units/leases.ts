@@ -77,6 +77,7 @@ export class LeaseKeeper implements ProjectFence {
   private advertised = false;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private heartbeatQueued = false;
   /** Projects given back to share them out, and until when (Date.now()) not to take them again. */
   private readonly givenBack = new Map<string, number>();
   private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
@@ -99,10 +100,24 @@ export class LeaseKeeper implements ProjectFence {
     keeper.running = true;
     if (options.autoRenew ?? true) {
       const every = Math.max(1, Math.floor(keeper.leaseMs / 3));
-      keeper.timer = setInterval(() => void keeper.serially(() => keeper.heartbeat()), every);
+      keeper.timer = setInterval(() => keeper.queueHeartbeat(), every);
       keeper.timer.unref();
     }
     return keeper;
+  }
+
+  /**
+   * A timer's heartbeat, in the connection's line of units. One waits there at most: while the
+   * line is held up (a stalled database), ticks do not pile up behind it. One that comes to run
+   * after `stop()` does nothing, so that a stopped daemon takes no lease back.
+   */
+  private queueHeartbeat(): void {
+    if (this.heartbeatQueued || !this.running) return;
+    this.heartbeatQueued = true;
+    void this.serially(async () => {
+      this.heartbeatQueued = false;
+      await this.heartbeat();
+    });
   }
 
   /** Calls `listener` with the projects taken over by a heartbeat (to pass them and push). */
@@ -190,8 +205,10 @@ export class LeaseKeeper implements ProjectFence {
   /**
    * One heartbeat (every third of the lease time): renew, take what is free among the projects
    * the tokens list, and share out. Never throws: a failure is logged, and the leases lapse.
+   * Does nothing once `stop()` gave the leases back.
    */
   async heartbeat(): Promise<void> {
+    if (!this.running) return;
     try {
       const startedAt = Date.now();
       const renewed = await this.coordination.heartbeat(

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   const host = createHost(db, systemClock, keeper);
   port.on('message', (message: UnitRequest | { close: true; abandon: boolean }) => {
     if ('close' in message) {
-      abandoned = message.abandon;
+      abandoned ||= message.abandon;
       void close(db, queue);
       return;
     }
