@@ -57,7 +57,11 @@ const connectionMessage =
   'only src/store sees a connection; hold a MirrorHandle (store/handle.ts).';
 const storeInternals = [
   {
-    group: ['**/store/db.js', '**/store/postgres/pg-database.js', '**/store/postgres/bridge.js'],
+    group: [
+      '**/store/db.js',
+      '**/store/sqlite-connection.js',
+      '**/store/postgres/pg-connection.js',
+    ],
     message: connectionMessage,
   },
   { group: ['**/store/handle.js'], importNames: ['connectionOf'], message: connectionMessage },
