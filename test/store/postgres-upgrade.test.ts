@@ -182,3 +182,53 @@ describe('a PostgreSQL mirror of schema version 6', () => {
     });
   }, 120_000);
 });
+
+describe('two daemons opening a PostgreSQL mirror of schema version 6 at once', () => {
+  it('both open it, and it is upgraded once, to the fresh schema', async () => {
+    const url = await server.database();
+    (await openMirror({ db: url }, 'write')).close();
+    await withClient(url, async (client) => {
+      await client.query('DROP VIEW v_tasks_pending');
+      await client.query("UPDATE schema_meta SET value = '6' WHERE key = 'version'");
+    });
+    // Two connections at once: the advisory lock makes the second wait, then find it current
+    // (without it, both would create v_tasks_pending and one would fail).
+    const opened = await Promise.all([
+      openMirror({ db: url }, 'write'),
+      openMirror({ db: url }, 'write'),
+    ]);
+    for (const mirror of opened) mirror.close();
+    const fresh = await server.database();
+    (await openMirror({ db: fresh }, 'write')).close();
+    expect(await shape(url)).toEqual(await shape(fresh));
+  }, 120_000);
+});
+
+describe('a PostgreSQL mirror of a newer schema version', () => {
+  it('is refused, and left as it was', async () => {
+    const url = await server.database();
+    (await openMirror({ db: url }, 'write')).close();
+    const newer = String(SCHEMA_VERSION + 1);
+    await withClient(url, async (client) => {
+      await client.query('DROP VIEW v_tasks_pending');
+      await client.query("UPDATE schema_meta SET value = $1 WHERE key = 'version'", [newer]);
+    });
+    const before = await shape(url);
+    for (const mode of ['write', 'read'] as const) {
+      await expect(openMirror({ db: url }, mode)).rejects.toThrow(
+        `at schema version ${newer}, newer than this projmirror (${SCHEMA_VERSION})`,
+      );
+    }
+    expect(await shape(url)).toEqual(before);
+    const version = await withClient(
+      url,
+      async (client) =>
+        (
+          await client.query<{ value: string }>(
+            "SELECT value FROM schema_meta WHERE key = 'version'",
+          )
+        ).rows[0]?.value,
+    );
+    expect(version).toBe(newer);
+  }, 120_000);
+});
