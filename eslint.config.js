@@ -96,6 +96,21 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   ...layerRules,
   {
+    // Nothing waits on a database by blocking a thread (issue 23; README "The daemon never waits
+    // on its database"): the store is asynchronous, with no Atomics.wait bridge.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'Atomics', message: 'no thread blocks on another: use the asynchronous store.' },
+        {
+          name: 'SharedArrayBuffer',
+          message: 'no thread blocks on another: use the asynchronous store.',
+        },
+      ],
+    },
+  },
+  {
     // The store's answers are promises (issue 23): one not awaited is a statement that may run
     // after its transaction, or an error nobody sees.
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],

@@ -5,17 +5,21 @@
  */
 import type Database from 'better-sqlite3';
 import type { ColumnInfo, Db, SqliteDb, Statement, TransactionMode } from './db.js';
+import { NestedTransactions } from './nested-transactions.js';
 
 /** better-sqlite3 behind the asynchronous `Db` the repositories use. */
 export class SqliteConnection implements Db {
   readonly dialect = 'sqlite' as const;
   /** The better-sqlite3 connection, for what only SQLite has (pragmas, opening, migrating). */
   readonly sqlite: SqliteDb;
-  private depth = 0;
-  private savepoints = 0;
+  private readonly transactions: NestedTransactions;
 
   constructor(sqlite: SqliteDb) {
     this.sqlite = sqlite;
+    this.transactions = new NestedTransactions(
+      (sql) => this.exec(sql),
+      () => sqlite.inTransaction,
+    );
   }
 
   get open(): boolean {
@@ -30,41 +34,12 @@ export class SqliteConnection implements Db {
     this.sqlite.exec(sql);
   }
 
-  async transaction<T>(work: () => Promise<T>, mode: TransactionMode = 'deferred'): Promise<T> {
-    if (this.depth > 0) return this.inSavepoint(work);
-    this.sqlite.exec(mode === 'immediate' ? 'BEGIN IMMEDIATE' : 'BEGIN DEFERRED');
-    this.depth = 1;
-    try {
-      const result = await work();
-      this.sqlite.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
-      throw error;
-    } finally {
-      this.depth = 0;
-    }
+  transaction<T>(work: () => Promise<T>, mode: TransactionMode = 'deferred'): Promise<T> {
+    return this.transactions.run(work, mode === 'immediate' ? 'BEGIN IMMEDIATE' : 'BEGIN DEFERRED');
   }
 
   close(): void {
     if (this.sqlite.open) this.sqlite.close();
-  }
-
-  private async inSavepoint<T>(work: () => Promise<T>): Promise<T> {
-    this.savepoints += 1;
-    const name = `pm_${this.savepoints}`;
-    this.sqlite.exec(`SAVEPOINT ${name}`);
-    this.depth += 1;
-    try {
-      const result = await work();
-      this.sqlite.exec(`RELEASE ${name}`);
-      return result;
-    } catch (error) {
-      if (this.sqlite.inTransaction) this.sqlite.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
-      throw error;
-    } finally {
-      this.depth -= 1;
-    }
   }
 }
 

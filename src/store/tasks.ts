@@ -28,7 +28,6 @@ export interface StoredTask {
 export class TasksRepository {
   private readonly history: TaskHistoryRepository;
   private readonly findStmt;
-  private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly clearAssigneesStmt;
@@ -46,7 +45,6 @@ export class TasksRepository {
     this.findStmt = db.prepare<[string], StoredTask>(
       `SELECT project_id AS projectId, name, updated_at AS updatedAt, data FROM tasks WHERE id = ?`,
     );
-    this.insertStmt = db.prepare(INSERT_TASK);
     this.updateStmt = db.prepare(
       `UPDATE tasks SET project_id = ?, name = ?, start_date = ?, end_date = ?, status = ?,
          progress = ?, updated_at = ?, data = ?, synced_at = ?
@@ -204,12 +202,9 @@ export class TasksRepository {
     for (const [task, text] of rows) {
       if (!inserted.has(task.id)) {
         await this.putOver(await this.findStmt.get(task.id), projectId, task, text, context);
-        continue;
+      } else {
+        await this.noteCreated(projectId, task, context);
       }
-      if (context.history) {
-        await this.history.append(task.id, projectId, created(textColumn(task.name)), context);
-      }
-      context.tally.rows += 1;
     }
   }
 
@@ -252,12 +247,18 @@ export class TasksRepository {
     data: string,
     context: WriteContext,
   ): Promise<boolean> {
-    const row = [task.id, projectId, ...taskColumns(task), data, context.at];
-    if ((await this.insertStmt.run(row)).changes === 0) return false;
-    for (const memberId of assigneesOf(task)) await this.addAssigneeStmt.run(task.id, memberId);
-    await this.history.append(task.id, projectId, created(textColumn(task.name)), context);
-    context.tally.rows += 1;
+    const inserted = await this.insertPage(projectId, [[task, data]], context.at);
+    if (!inserted.has(task.id)) return false;
+    await this.noteCreated(projectId, task, context);
     return true;
+  }
+
+  /** A task new to the mirror: its creation in the history (when recorded), and the tally. */
+  private async noteCreated(projectId: string, task: Task, context: WriteContext): Promise<void> {
+    if (context.history) {
+      await this.history.append(task.id, projectId, created(textColumn(task.name)), context);
+    }
+    context.tally.rows += 1;
   }
 
   /** Deletes a task of `projectId` (its assignees go with it) and records it. True if it was there. */

@@ -14,6 +14,7 @@
 import pg, { type ClientConfig } from 'pg';
 import { StoreError } from '../../domain/index.js';
 import type { ColumnInfo, Db, Statement, TransactionMode } from '../db.js';
+import { NestedTransactions } from '../nested-transactions.js';
 import { bindValues, toPostgres, type PgStatementText } from './sql.js';
 
 /** A PostgreSQL error as the store passes it on: its message and SQLSTATE. */
@@ -84,8 +85,7 @@ export class PgConnection implements Db {
   private readonly session: readonly string[];
   private client: pg.Client | undefined;
   private broken = false;
-  private depth = 0;
-  private savepoints = 0;
+  private readonly transactions = new NestedTransactions((sql) => this.exec(sql));
   private isOpen = true;
 
   /** A session over `config`, running each of `session` (SET statements) on every connection. */
@@ -137,24 +137,11 @@ export class PgConnection implements Db {
     };
   }
 
-  async transaction<T>(work: () => Promise<T>, mode: TransactionMode = 'deferred'): Promise<T> {
-    if (this.depth > 0) return this.inSavepoint(work);
+  transaction<T>(work: () => Promise<T>, mode: TransactionMode = 'deferred'): Promise<T> {
     // IMMEDIATE as READ COMMITTED (row locks taken as written); DEFERRED, a reader's stable
     // snapshot, as REPEATABLE READ.
-    await this.query({
-      text: mode === 'deferred' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN',
-    });
-    this.depth = 1;
-    try {
-      const result = await work();
-      await this.query({ text: 'COMMIT' });
-      return result;
-    } catch (error) {
-      await this.rollback('ROLLBACK');
-      throw error;
-    } finally {
-      this.depth = 0;
-    }
+    const begin = mode === 'deferred' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN';
+    return this.transactions.run(work, begin);
   }
 
   close(): void {
@@ -175,7 +162,7 @@ export class PgConnection implements Db {
       discard(this.client, true);
       this.client = undefined;
     }
-    if (this.depth > 0) {
+    if (this.transactions.active) {
       throw new PgError('the connection to PostgreSQL was lost during a transaction', undefined);
     }
     const fresh = new pg.Client(this.config);
@@ -197,32 +184,6 @@ export class PgConnection implements Db {
     this.client = fresh;
     this.broken = false;
     return fresh;
-  }
-
-  private async inSavepoint<T>(work: () => Promise<T>): Promise<T> {
-    this.savepoints += 1;
-    const name = `pm_${this.savepoints}`;
-    await this.query({ text: `SAVEPOINT ${name}` });
-    this.depth += 1;
-    try {
-      const result = await work();
-      await this.query({ text: `RELEASE SAVEPOINT ${name}` });
-      return result;
-    } catch (error) {
-      await this.rollback(`ROLLBACK TO SAVEPOINT ${name}`);
-      throw error;
-    } finally {
-      this.depth -= 1;
-    }
-  }
-
-  /** Rolls back; a rollback that fails too (the connection lost) leaves the first error to tell. */
-  private async rollback(text: string): Promise<void> {
-    try {
-      await this.query({ text });
-    } catch {
-      // The transaction is gone either way; the caller rethrows what made it fail.
-    }
   }
 }
 
