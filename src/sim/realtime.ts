@@ -65,6 +65,9 @@ export class RealtimeHub {
 
   /** Handles an HTTP upgrade request of the server. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // Node leaves an upgrade's socket without an error listener: a client that resets it while
+    // it is refused would end the process that runs the simulator (ECONNRESET, uncaught).
+    socket.on('error', () => socket.destroy());
     const path = new URL(request.url ?? '/', 'http://simulator').pathname;
     const value = bearerToken(request.headers.authorization);
     const token = value === undefined ? undefined : this.state.tokens.lookup(value);
