@@ -9,7 +9,9 @@ import type { MirrorStore } from '../store/mirror-store.js';
 import type { CommitRequest } from '../store/port.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { PassGuard } from './guard.js';
-import { keptPage, keptRows } from './page-writer.js';
+import type { Task } from '../domain/index.js';
+import { decodeRows } from '../store/task-pages.js';
+import { keptPage } from './page-writer.js';
 
 /** The members, resources and dependencies a pass read. */
 export type ProjectLists = Record<RecordKind, IdentifiedRecord[]>;
@@ -34,15 +36,13 @@ export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Surv
   // The attempt cleared the tasks seen before it read: only the survey marks them here.
   for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
     const found = await store.snapshot(async () => {
-      const rows = keptRows(await keptPage(store, projectId, pageSize, page));
-      const repeated = await store.seenTasks.markAll(
-        projectId,
-        rows.map(([task]) => task.id),
-      );
+      const texts = decodeRows((await keptPage(store, projectId, pageSize, page)).rows);
+      const ids = texts.map((text) => (JSON.parse(text) as Task).id);
+      const repeated = await store.seenTasks.markAll(projectId, ids);
       if (repeated !== undefined) return `task ${repeated} appeared twice`;
-      const unguarded = rows
-        .filter(([task]) => !guard.tasks.has(task.id))
-        .map(([task, text]) => [task.id, text] as const);
+      const unguarded = ids.flatMap((id, i) =>
+        guard.tasks.has(id) ? [] : [[id, texts[i]!] as const],
+      );
       return await store.tasks.anyDiffers(projectId, unguarded);
     });
     if (typeof found === 'string') return found;

@@ -1,12 +1,13 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
 import { StoreError, type Task } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
-import type { MirrorPort, PageRows } from '../store/port.js';
-import { decodeRows, type KeptPage } from '../store/task-pages.js';
+import type { MirrorPort } from '../store/port.js';
+import type { KeptPage } from '../store/task-pages.js';
+import { rowsOfKept, taskRows, type TaskRows } from '../store/task-rows.js';
 
-/** The rows of a kept page, each parsed from its own text, with that text. */
-export function keptRows(kept: KeptPage): Array<[Task, string]> {
-  return decodeRows(kept.rows).map((text) => [JSON.parse(text) as Task, text]);
+/** The rows of a kept page, each parsed from its own text. */
+export function keptRows(kept: KeptPage): TaskRows {
+  return rowsOfKept(kept.rows);
 }
 
 /** The kept copy of a page, which must be there. */
@@ -37,11 +38,6 @@ export interface PageWriter {
   reused(page: number, totalCount: number | undefined): Promise<string | undefined>;
 }
 
-/** A page's checked tasks as their JSON texts, as the store keeps and writes them. */
-function withTexts(tasks: Task[]): PageRows {
-  return { texts: tasks.map((task) => JSON.stringify(task)) };
-}
-
 /** Where the pages of one project's pass go. */
 export interface PageTarget {
   mirror: MirrorPort;
@@ -59,7 +55,8 @@ export class StagingWriter implements PageWriter {
 
   async received(page: number, etag: string | undefined, rows: Task[]): Promise<undefined> {
     const { mirror, projectId, pageSize } = this.target;
-    await mirror.stagePage(projectId, { pageSize, page, etag }, withTexts(rows));
+    const texts = rows.map((task) => JSON.stringify(task));
+    await mirror.stagePage(projectId, { pageSize, page, etag }, texts);
     return undefined;
   }
 
@@ -86,7 +83,7 @@ export class BackfillWriter implements PageWriter {
     totalCount: number,
   ): Promise<string | undefined> {
     const { mirror, projectId, pageSize } = this.target;
-    return mirror.backfillPage(projectId, { pageSize, page, etag, totalCount }, withTexts(rows));
+    return mirror.backfillPage(projectId, { pageSize, page, etag, totalCount }, taskRows(rows));
   }
 
   reused(page: number, totalCount: number | undefined): Promise<string | undefined> {

@@ -26,6 +26,7 @@ import { isoTime } from '../store/database.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { RecordKind } from '../store/project-records.js';
 import type { StoredTask } from '../store/tasks.js';
+import { pickRows, type TaskRows } from '../store/task-rows.js';
 import { sameJson } from '../store/values.js';
 import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
@@ -130,7 +131,7 @@ export class MirrorWriter {
    */
   async backfillPage(
     projectId: string,
-    rows: ReadonlyArray<readonly [Task, string]>,
+    rows: TaskRows,
     page: BackfillPage,
     tally: WriteTally,
   ): Promise<string | undefined> {
@@ -140,24 +141,14 @@ export class MirrorWriter {
     if (await this.writtenAtOnce(projectId, rows, page, context)) return undefined;
     return await store.transaction(async () => {
       await this.claims.fence(projectId);
-      const repeated = await store.seenTasks.markAll(
-        projectId,
-        rows.map(([task]) => task.id),
-      );
+      const repeated = await store.seenTasks.markAll(projectId, rows.ids);
       if (repeated !== undefined) return `task ${repeated} appeared twice`;
       if (page.fresh) {
-        const texts = rows.map(([, text]) => text);
-        await store.taskPages.put(
-          projectId,
-          page.pageSize,
-          page.page,
-          page.etag,
-          texts,
-          context.at,
-        );
+        const { pageSize, etag } = page;
+        await store.taskPages.put(projectId, pageSize, page.page, etag, rows.texts, context.at);
       }
       await store.syncState.backfillProgress(projectId, page.page, page.totalCount);
-      const unguarded = rows.filter(([task]) => !guard?.tasks.has(task.id));
+      const unguarded = guard ? pickRows(rows, (id) => !guard.tasks.has(id)) : rows;
       if (page.fresh) await store.tasks.putAllNew(projectId, unguarded, context);
       else await store.tasks.putAll(projectId, unguarded, context);
       return undefined;
@@ -172,16 +163,15 @@ export class MirrorWriter {
    */
   private async writtenAtOnce(
     projectId: string,
-    rows: ReadonlyArray<readonly [Task, string]>,
+    rows: TaskRows,
     page: BackfillPage,
     context: WriteContext,
   ): Promise<boolean> {
     const { store } = this;
     if (!page.fresh || !store.backfillPages.available || context.history) return false;
-    const tasks = rows.map(([task]) => task);
-    if (await context.fields.wouldGrow('tasks', tasks)) return false;
+    if (await context.fields.wouldGrow('tasks', rows.fields)) return false;
     const guard = this.guards.get(projectId);
-    const write = new Set(tasks.filter((task) => !guard?.tasks.has(task.id)).map((t) => t.id));
+    const write = new Set(rows.ids.filter((id) => !guard?.tasks.has(id)));
     const written = await store.backfillPages.writeAtOnce({
       projectId,
       holder: this.claims.holder,
@@ -211,7 +201,7 @@ export class MirrorWriter {
       if (!guard.project) await store.projects.put(plan.project, context);
       for (const page of found.changedPages) {
         const rows = keptRows(await keptPage(store, projectId, plan.pageSize, page));
-        const unguarded = rows.filter(([task]) => !guard.tasks.has(task.id));
+        const unguarded = pickRows(rows, (id) => !guard.tasks.has(id));
         await store.tasks.putAll(projectId, unguarded, context);
       }
       if (found.unseen > 0) {

@@ -10,10 +10,10 @@
  * transactional path, which handles every case. SQLite has no round trips to save: it always
  * takes that path.
  */
-import type { Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
 import { encodeRows } from './task-pages.js';
+import { pickRows, type TaskRows } from './task-rows.js';
 import { PG_ASSIGN_PAGE, PG_INSERT_PAGE, pageArrays, pageAssignments } from './tasks.js';
 
 /** PostgreSQL's SQLSTATE for a unique violation: another writer inserted one of the ids. */
@@ -28,8 +28,8 @@ export interface BackfillPageWrite {
   page: number;
   etag: string | undefined;
   totalCount: number | null;
-  /** Every task of the page with its JSON text, in page order (all are noted as seen). */
-  rows: ReadonlyArray<readonly [Task, string]>;
+  /** Every task of the page, in page order (all are noted as seen). */
+  rows: TaskRows;
   /** The ids among `rows` to write (those no write during the pass holds a later copy of). */
   write: ReadonlySet<string>;
   /** ISO-8601 UTC time of the write. */
@@ -56,22 +56,22 @@ export class BackfillPages {
    */
   async writeAtOnce(input: BackfillPageWrite): Promise<boolean> {
     if (this.stmt === undefined) return false;
-    const written = input.rows.filter(([task]) => input.write.has(task.id));
-    const texts = input.rows.map(([, text]) => text);
+    const { rows, write } = input;
+    const written = pickRows(rows, (id) => write.has(id));
     try {
       const ok = await this.stmt.pluck().get({
         projectId: input.projectId,
         holder: input.holder ?? null,
-        seen: input.rows.map(([task]) => task.id),
+        seen: rows.ids,
         pageSize: input.pageSize,
         page: input.page,
         etag: input.etag ?? null,
-        rowCount: texts.length,
+        rowCount: rows.ids.length,
         totalCount: input.totalCount,
         at: input.at,
         ...pageArrays(written),
         // The page as kept is the JSON array the insert reads its tasks from: sent once.
-        data: encodeRows(texts),
+        data: encodeRows(rows.texts),
         ...pageAssignments(written),
       });
       // The session reads booleans as SQLite does: 1 and 0.

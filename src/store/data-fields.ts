@@ -41,6 +41,26 @@ export function valueKind(value: unknown): string {
   }
 }
 
+/** A field of a record with the kind of a value it holds (`valueKind`). */
+export type FieldShape = readonly [field: string, kind: string];
+
+/** Each field of `records` with each kind of value it holds, once, in the order first met. */
+export function fieldShapes(records: ReadonlyArray<object>): FieldShape[] {
+  const seen = new Map<string, Set<string>>();
+  const shapes: FieldShape[] = [];
+  for (const record of records) {
+    for (const field in record) {
+      const kind = valueKind((record as Record<string, unknown>)[field]);
+      let kinds = seen.get(field);
+      if (kinds === undefined) seen.set(field, (kinds = new Set()));
+      if (kinds.has(kind)) continue;
+      kinds.add(kind);
+      shapes.push([field, kind]);
+    }
+  }
+  return shapes;
+}
+
 /** The fields and value kinds the mirror knows, by record kind; one per connection. */
 export class FieldCatalog {
   private readonly db: Db;
@@ -62,32 +82,28 @@ export class FieldCatalog {
    * writes a `data_fields` row for each field and kind of value this connection did not know.
    */
   async note(kind: FieldKind, records: ReadonlyArray<object>, at: string): Promise<void> {
+    await this.noteShapes(kind, fieldShapes(records), at);
+  }
+
+  /** `note` for the shapes of records (`fieldShapes`), found where they were parsed. */
+  async noteShapes(kind: FieldKind, shapes: readonly FieldShape[], at: string): Promise<void> {
     const fields = await this.fieldsOf(kind);
-    for (const record of records) {
-      for (const field in record) {
-        const type = valueKind((record as Record<string, unknown>)[field]);
-        let types = fields.get(field);
-        if (types === undefined) fields.set(field, (types = new Set()));
-        if (types.has(type)) continue;
-        types.add(type);
-        await this.insertStmt.run(kind, field, type, at);
-        // New to this connection: written here, or by another connection since the load (whose
-        // views this connection's next commit makes sure of too).
-        this.grown = true;
-      }
+    for (const [field, type] of shapes) {
+      let types = fields.get(field);
+      if (types === undefined) fields.set(field, (types = new Set()));
+      if (types.has(type)) continue;
+      types.add(type);
+      await this.insertStmt.run(kind, field, type, at);
+      // New to this connection: written here, or by another connection since the load (whose
+      // views this connection's next commit makes sure of too).
+      this.grown = true;
     }
   }
 
-  /** True when `records` of `kind` hold a field or kind of value this connection does not know. */
-  async wouldGrow(kind: FieldKind, records: ReadonlyArray<object>): Promise<boolean> {
+  /** True when `shapes` of `kind` hold a field or kind of value this connection does not know. */
+  async wouldGrow(kind: FieldKind, shapes: readonly FieldShape[]): Promise<boolean> {
     const fields = await this.fieldsOf(kind);
-    for (const record of records) {
-      for (const field in record) {
-        const type = valueKind((record as Record<string, unknown>)[field]);
-        if (!fields.get(field)?.has(type)) return true;
-      }
-    }
-    return false;
+    return shapes.some(([field, type]) => !fields.get(field)?.has(type));
   }
 
   /** True once if a field was noted since the last call: the wide views need a refresh. */

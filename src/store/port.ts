@@ -15,6 +15,7 @@ import type {
 import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
+import type { TaskRows } from './task-rows.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -56,15 +57,6 @@ export interface CommitRequest {
   lists: Record<RecordKind, IdentifiedRecord[]>;
 }
 
-/**
- * A page's tasks as their JSON texts, made on the engine's thread from the tasks it checked. Only
- * the texts cross to the store's thread: a copy of the parsed objects cost twice what parsing
- * the texts again costs there (benchmark 1's profile), and a later pass only keeps the texts.
- */
-export interface PageRows {
-  texts: string[];
-}
-
 /** The mirror's one writer and a pass's bookkeeping. */
 export interface MirrorPort {
   /** Starts guarding a pass of the project (writes meanwhile are noted); what it must know. */
@@ -86,10 +78,10 @@ export interface MirrorPort {
   backfillPage(
     projectId: string,
     place: PagePlace & { totalCount: number | null },
-    rows: PageRows | undefined,
+    rows: TaskRows | undefined,
   ): Promise<string | undefined>;
   /** A later pass's page, kept for its commit. */
-  stagePage(projectId: string, place: PagePlace, rows: PageRows): Promise<void>;
+  stagePage(projectId: string, place: PagePlace, texts: string[]): Promise<void>;
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
   commit(request: CommitRequest): Promise<string | undefined>;
   applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;

@@ -13,6 +13,7 @@ import {
   timestampColumn,
 } from './values.js';
 import { encodeRows } from './task-pages.js';
+import { pickRows, taskRows, type TaskRows } from './task-rows.js';
 import type { WriteContext } from './write-context.js';
 
 /** What the mirror holds of one task. */
@@ -137,31 +138,59 @@ export class TasksRepository {
 
   /**
    * `put` for a page of tasks. On PostgreSQL the page's stored rows are read in one statement,
-   * instead of one round trip per task; only the tasks that changed are written.
+   * instead of one round trip per task; only the tasks that changed are written (and parsed).
    */
-  async putAll(
-    projectId: string,
-    rows: ReadonlyArray<readonly [Task, string]>,
-    context: WriteContext,
-  ): Promise<void> {
-    await context.fields.note(
-      'tasks',
-      rows.map(([task]) => task),
-      context.at,
-    );
-    if (this.findAllStmt === undefined) {
-      for (const [task, text] of rows) {
-        await this.putOver(await this.findStmt.get(task.id), projectId, task, text, context);
-      }
-      return;
+  async putAll(projectId: string, rows: TaskRows, context: WriteContext): Promise<void> {
+    await context.fields.noteShapes('tasks', rows.fields, context.at);
+    if (rows.ids.length === 0) return;
+    const held = await this.findEach(rows.ids);
+    for (let i = 0; i < rows.ids.length; i++) {
+      await this.putText(held[i], projectId, rows.texts[i]!, context);
     }
-    if (rows.length === 0) return;
-    const ids = rows.map(([task]) => task.id);
+  }
+
+  /**
+   * `put` for a page of tasks most likely new (a first backfill), trying the insert first
+   * (`insertPage`); those already there go through `put`.
+   */
+  async putAllNew(projectId: string, rows: TaskRows, context: WriteContext): Promise<void> {
+    await context.fields.noteShapes('tasks', rows.fields, context.at);
+    if (rows.ids.length === 0) return;
+    const inserted = await this.insertPage(projectId, rows, context.at);
+    for (let i = 0; i < rows.ids.length; i++) {
+      if (inserted.has(rows.ids[i]!))
+        await this.noteCreated(projectId, rows.ids[i]!, rows.names[i]!, context);
+      else
+        await this.putText(
+          await this.findStmt.get(rows.ids[i]!),
+          projectId,
+          rows.texts[i]!,
+          context,
+        );
+    }
+  }
+
+  /** The mirror's copies of the tasks `ids`, in their order (undefined: not held). */
+  private async findEach(ids: readonly string[]): Promise<Array<StoredTask | undefined>> {
+    if (this.findAllStmt === undefined) {
+      const held: Array<StoredTask | undefined> = [];
+      for (const id of ids) held.push(await this.findStmt.get(id));
+      return held;
+    }
     const stored = (await this.findAllStmt.all({ ids })) as Array<StoredTask & { id: string }>;
     const byId = new Map(stored.map((row) => [row.id, row]));
-    for (const [task, text] of rows) {
-      await this.putOver(byId.get(task.id), projectId, task, text, context);
-    }
+    return ids.map((id) => byId.get(id));
+  }
+
+  /** `putOver` for a task known by its JSON text: parsed only when it differs from `old`'s. */
+  private async putText(
+    old: StoredTask | undefined,
+    projectId: string,
+    text: string,
+    context: WriteContext,
+  ): Promise<boolean> {
+    if (old !== undefined && old.projectId === projectId && sameJson(old.data, text)) return false;
+    return this.putOver(old, projectId, JSON.parse(text) as Task, text, context);
   }
 
   /** Writes `task` over `old`, the mirror's copy read just before (undefined: none). */
@@ -184,58 +213,32 @@ export class TasksRepository {
   }
 
   /**
-   * `put` for a page of tasks most likely new (a first backfill), trying the insert first
-   * (`insertPage`); those already there go through `put`.
-   */
-  async putAllNew(
-    projectId: string,
-    rows: ReadonlyArray<readonly [Task, string]>,
-    context: WriteContext,
-  ): Promise<void> {
-    await context.fields.note(
-      'tasks',
-      rows.map(([task]) => task),
-      context.at,
-    );
-    if (rows.length === 0) return;
-    const inserted = await this.insertPage(projectId, rows, context.at);
-    for (const [task, text] of rows) {
-      if (!inserted.has(task.id)) {
-        await this.putOver(await this.findStmt.get(task.id), projectId, task, text, context);
-      } else {
-        await this.noteCreated(projectId, task, context);
-      }
-    }
-  }
-
-  /**
    * Inserts the tasks of `rows` the mirror does not hold, with their assignees; the ids it
    * inserted. PostgreSQL: two statements for the page instead of two or more round trips per
    * task. SQLite: one synchronous loop, better-sqlite3 answering each insert at once (a promise
    * per row would cost more than the insert).
    */
-  private async insertPage(
-    projectId: string,
-    rows: ReadonlyArray<readonly [Task, string]>,
-    at: string,
-  ): Promise<Set<string>> {
+  private async insertPage(projectId: string, rows: TaskRows, at: string): Promise<Set<string>> {
     const inserted = new Set<string>();
     if (this.sqliteInsert !== undefined) {
-      for (const [task, data] of rows) {
-        const row = [task.id, projectId, ...taskColumns(task), data, at];
-        if (this.sqliteInsert.task.run(row).changes === 0) continue;
-        for (const memberId of assigneesOf(task)) this.sqliteInsert.assignee.run(task.id, memberId);
-        inserted.add(task.id);
+      const { task, assignee } = this.sqliteInsert;
+      const { ids, names, starts, ends, statuses, progress, updated, texts } = rows;
+      for (let i = 0; i < ids.length; i++) {
+        const row = [ids[i], projectId, names[i], starts[i], ends[i], statuses[i], progress[i]];
+        if (task.run(...row, updated[i], texts[i], at).changes === 1) inserted.add(ids[i]!);
       }
+      rows.assignedTasks.forEach((taskId, i) => {
+        if (inserted.has(taskId)) assignee.run(taskId, rows.assignedMembers[i]);
+      });
       return inserted;
     }
     const { insertAllStmt, addAssigneesStmt } = this;
     if (insertAllStmt === undefined || addAssigneesStmt === undefined) {
       throw new Error('no page insert for this engine');
     }
-    const page = { projectId, at, ...pageArrays(rows) };
+    const page = { projectId, at, ...pageArrays(rows), data: encodeRows(rows.texts) };
     for (const id of (await insertAllStmt.pluck().all(page)) as string[]) inserted.add(id);
-    const assigned = pageAssignments(rows.filter(([task]) => inserted.has(task.id)));
+    const assigned = pageAssignments(pickRows(rows, (id) => inserted.has(id)));
     if (assigned.tasks.length > 0) await addAssigneesStmt.run(assigned);
     return inserted;
   }
@@ -247,17 +250,20 @@ export class TasksRepository {
     data: string,
     context: WriteContext,
   ): Promise<boolean> {
-    const inserted = await this.insertPage(projectId, [[task, data]], context.at);
+    const inserted = await this.insertPage(projectId, taskRows([task], [data]), context.at);
     if (!inserted.has(task.id)) return false;
-    await this.noteCreated(projectId, task, context);
+    await this.noteCreated(projectId, task.id, textColumn(task.name), context);
     return true;
   }
 
   /** A task new to the mirror: its creation in the history (when recorded), and the tally. */
-  private async noteCreated(projectId: string, task: Task, context: WriteContext): Promise<void> {
-    if (context.history) {
-      await this.history.append(task.id, projectId, created(textColumn(task.name)), context);
-    }
+  private async noteCreated(
+    projectId: string,
+    taskId: string,
+    name: string | null,
+    context: WriteContext,
+  ): Promise<void> {
+    if (context.history) await this.history.append(taskId, projectId, created(name), context);
     context.tally.rows += 1;
   }
 
@@ -310,27 +316,15 @@ export const PG_INSERT_PAGE = `INSERT INTO tasks (id, project_id, name, start_da
 export const PG_ASSIGN_PAGE = `INSERT INTO task_assignees (task_id, member_id)
   SELECT task_id, member_id FROM unnest(@tasks::text[], @members::text[]) AS a (task_id, member_id)`;
 
-/** The parameters of `PG_INSERT_PAGE` for `rows` (tasks with their JSON texts). */
-export function pageArrays(rows: ReadonlyArray<readonly [Task, string]>) {
-  const columnsOf = rows.map(([task]) => taskColumns(task));
-  return {
-    ids: rows.map(([task]) => task.id),
-    names: columnsOf.map((c) => c[0]),
-    starts: columnsOf.map((c) => c[1]),
-    ends: columnsOf.map((c) => c[2]),
-    statuses: columnsOf.map((c) => c[3]),
-    progress: columnsOf.map((c) => c[4]),
-    updated: columnsOf.map((c) => c[5]),
-    data: encodeRows(rows.map(([, text]) => text)),
-  };
+/** The typed columns' parameters of `PG_INSERT_PAGE` for `rows` (the caller adds `@data`). */
+export function pageArrays(rows: TaskRows) {
+  const { ids, names, starts, ends, statuses, progress, updated } = rows;
+  return { ids, names, starts, ends, statuses, progress, updated };
 }
 
 /** The parameters of `PG_ASSIGN_PAGE` for the assignees of `rows`' tasks. */
-export function pageAssignments(rows: ReadonlyArray<readonly [Task, string]>) {
-  const pairs = rows.flatMap(([task]) =>
-    assigneesOf(task).map((memberId) => [task.id, memberId] as const),
-  );
-  return { tasks: pairs.map(([taskId]) => taskId), members: pairs.map(([, memberId]) => memberId) };
+export function pageAssignments(rows: TaskRows) {
+  return { tasks: rows.assignedTasks, members: rows.assignedMembers };
 }
 
 /** A task's typed columns after `id, project_id`: name, start and end dates, status, progress, updated at. */

@@ -4,14 +4,7 @@
  * message. The writer, its per-record guards and the survey of a pass's kept pages live here,
  * beside the rows they compare; the pass itself (requests, paging, retries) stays with the engine.
  */
-import type {
-  Clock,
-  Project,
-  ProjectFence,
-  RealtimeEvent,
-  RecordChange,
-  Task,
-} from '../domain/index.js';
+import type { Clock, Project, ProjectFence, RealtimeEvent, RecordChange } from '../domain/index.js';
 import { MirrorWriter } from '../mirror/writer.js';
 import type { PassGuard } from '../mirror/guard.js';
 import { survey } from '../mirror/commit.js';
@@ -21,7 +14,8 @@ import { isoTime } from '../store/database.js';
 import type { MirrorHandle } from '../store/handle.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { newTally, type WriteTally } from '../store/write-context.js';
-import type { CommitRequest, KeptHead, PageRows, PassStart } from '../store/port.js';
+import type { CommitRequest, KeptHead, PassStart } from '../store/port.js';
+import type { TaskRows } from '../store/task-rows.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
 interface PassInFlight {
@@ -107,24 +101,23 @@ export class MirrorUnits {
   async backfillPage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
-    rows: PageRows | undefined,
+    rows: TaskRows | undefined,
   ): Promise<string | undefined> {
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
-    const pairs: Array<[Task, string]> = fresh
-      ? rows.texts.map((text) => [JSON.parse(text) as Task, text])
-      : keptRows(await keptPage(this.store, projectId, page.pageSize, page.page));
-    return await this.writer.backfillPage(projectId, pairs, { ...page, fresh }, tally);
+    const written =
+      rows ?? keptRows(await keptPage(this.store, projectId, page.pageSize, page.page));
+    return await this.writer.backfillPage(projectId, written, { ...page, fresh }, tally);
   }
 
   /** A page read by a later pass: only kept, for the commit. */
   async stagePage(
     projectId: string,
     page: { pageSize: number; page: number; etag: string | undefined },
-    rows: PageRows,
+    texts: string[],
   ): Promise<void> {
     const at = isoTime(this.clock.now());
-    await this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, rows.texts, at);
+    await this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
   }
 
   /**

@@ -12,6 +12,7 @@ import { MirrorWriter } from '../../src/mirror/index.js';
 import type { BackfillPage } from '../../src/mirror/writer.js';
 import { openConnection } from '../fixtures/connection.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
+import { taskRows } from '../../src/store/task-rows.js';
 import { newTally } from '../../src/store/write-context.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { startPostgres } from '../fixtures/postgres.js';
@@ -29,7 +30,7 @@ const task = (id: string, over: Partial<Task> = {}): Task => ({
   ...over,
 });
 
-const rows = (...tasks: Task[]) => tasks.map((t) => [t, JSON.stringify(t)] as const);
+const rows = (...tasks: Task[]) => taskRows(tasks);
 const page = (n: number): BackfillPage => ({
   pageSize: 3,
   page: n,

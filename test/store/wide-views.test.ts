@@ -206,6 +206,27 @@ describe('tasks_fts: full-text search over task names', () => {
     db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
   });
 
+  it('indexes the tasks inserted: at once after the backfill, at its end during it', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    const search = (words: string) => searchTasks(db, words);
+    const during: unknown[] = [];
+    remote.beforePage = async (_p, page) => {
+      // An event inserts a task while its project's backfill is under way: not indexed yet. (The
+      // backfill's attempt then begins again, having seen the collection shift.)
+      if (page !== 2 || during.length > 0) return;
+      await put(mirror, 'p1', 'task', { id: 'p1-early', projectId: 'p1', name: 'Early bird' });
+      during.push(search('early'));
+    };
+    await mirror.syncProject('p1');
+    expect(during).toEqual([[]]);
+    expect(search('early')).toEqual(['p1-early']);
+    // After it, an event's insert is found at once, and once.
+    await put(mirror, 'p1', 'task', { id: 'p1-late', projectId: 'p1', name: 'Late bird' });
+    expect(search('bird')).toEqual(['p1-early', 'p1-late']);
+    db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+  });
+
   it('finds tasks by word and keeps in step with renames, deletions and removed projects', async () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 3);
