@@ -119,7 +119,7 @@ export class MirrorWriter {
       await this.claims.fence(project.id);
       await store.projects.put(project, this.context(false, tally));
       await store.syncState.beginBackfill(project.id);
-      await store.indexes.deferIfEmpty();
+      await store.deferred.deferIfEmpty();
     });
   }
 
@@ -221,7 +221,7 @@ export class MirrorWriter {
       });
       // A field the service sent for the first time becomes a column of the wide views.
       if (store.fields.takeGrowth()) await store.refreshWideViews();
-      await store.indexes.restore();
+      await store.deferred.restore();
     });
   }
 

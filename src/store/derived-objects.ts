@@ -51,17 +51,15 @@ export function rebuildDerivedObjects(db: SqliteDb): void {
   installWideViews(db);
 }
 
-let indexSql: Map<string, string> | undefined;
+let objectSql: Map<string, string> | undefined;
 
-/** The `CREATE INDEX` of `schema.sql` for the index `name` (read once a process). */
-export function schemaIndexSql(name: string): string {
-  indexSql ??= new Map(
-    schemaObjects()
-      .filter((object) => object.type === 'index')
-      .map((object) => [object.name, object.sql]),
+/** The `CREATE` statement of `schema.sql` for its `type` (index, trigger) named `name`. */
+export function schemaObjectSql(type: string, name: string): string {
+  objectSql ??= new Map(
+    schemaObjects().map((object) => [`${object.type} ${object.name}`, object.sql]),
   );
-  const sql = indexSql.get(name);
-  if (sql === undefined) throw new Error(`schema.sql has no index ${name}`);
+  const sql = objectSql.get(`${type} ${name}`);
+  if (sql === undefined) throw new Error(`schema.sql has no ${type} ${name}`);
   return sql;
 }
 

@@ -3,7 +3,7 @@ import { connectionOf, type MirrorHandle } from './handle.js';
 import { BackfillPages } from './backfill-pages.js';
 import type { Db } from './database.js';
 import { FieldCatalog } from './data-fields.js';
-import { DeferredIndexes } from './deferred-indexes.js';
+import { DeferredObjects } from './deferred-objects.js';
 import { ProjectRecordsRepository, type RecordKind } from './project-records.js';
 import { ProjectsRepository } from './projects.js';
 import { SeenTasks } from './seen-tasks.js';
@@ -26,7 +26,7 @@ export class MirrorStore {
   /** The fields of `data` this connection knows, for the wide views. */
   readonly fields: FieldCatalog;
   /** Secondary indexes a cold sync builds once, at its commit. */
-  readonly indexes: DeferredIndexes;
+  readonly deferred: DeferredObjects;
   /** A backfill page in one statement, where the engine makes that cheaper. */
   readonly backfillPages: BackfillPages;
 
@@ -34,7 +34,7 @@ export class MirrorStore {
     const db = connectionOf(mirror);
     this.db = db;
     this.fields = new FieldCatalog(db);
-    this.indexes = new DeferredIndexes(db);
+    this.deferred = new DeferredObjects(db);
     this.history = new TaskHistoryRepository(db);
     this.projects = new ProjectsRepository(db);
     this.tasks = new TasksRepository(db, this.history);

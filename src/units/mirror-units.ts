@@ -68,7 +68,7 @@ export class MirrorUnits {
     const { store } = this;
     await store.transaction(async () => {
       await store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
-      await store.indexes.restore();
+      await store.deferred.restore();
     });
   }
 

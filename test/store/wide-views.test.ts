@@ -3,7 +3,7 @@ import type { Task } from '../../src/domain/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import { declaredType } from '../../src/store/wide-views.js';
 import Database from 'better-sqlite3';
-import { DEFERRED_INDEXES } from '../../src/store/deferred-indexes.js';
+import { DEFERRED_INDEXES, DEFERRED_TRIGGERS } from '../../src/store/deferred-objects.js';
 import { put, setup } from '../mirror/helpers.js';
 
 function columns(db: SqliteDb, view: string): Record<string, string> {
@@ -255,12 +255,15 @@ describe('tasks_fts: full-text search over task names', () => {
   });
 });
 
-describe('secondary indexes of a cold sync', () => {
+describe('secondary indexes and the full-text insert trigger of a cold sync', () => {
+  const deferred = [...DEFERRED_INDEXES, ...DEFERRED_TRIGGERS];
+  const inSchema = `SELECT name FROM sqlite_master
+    WHERE type IN ('index', 'trigger') AND name IN (${deferred.map(() => '?').join(', ')})`;
   const present = (db: SqliteDb) =>
     db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)`)
+      .prepare(inSchema)
       .pluck()
-      .all(...DEFERRED_INDEXES)
+      .all(...deferred)
       .sort();
 
   it('are built once at the commit of a backfill into an empty mirror, kept for later ones', async () => {
@@ -271,10 +274,7 @@ describe('secondary indexes of a cold sync', () => {
     const during: unknown[] = [];
     remote.beforePage = async (projectId, page) => {
       if (page !== 2) return;
-      const names = other
-        .prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)`)
-        .pluck()
-        .get(...DEFERRED_INDEXES);
+      const names = present(other).length;
       const open = other
         .prepare(`SELECT count(*) FROM tasks WHERE project_id = ? AND status IS NOT 'Done'`)
         .pluck()
@@ -283,14 +283,14 @@ describe('secondary indexes of a cold sync', () => {
     };
     await mirror.syncProject('p1');
     expect(during).toEqual([['p1', 0, expect.any(Number)]]);
-    expect(present(db)).toEqual([...DEFERRED_INDEXES].sort());
+    expect(present(db)).toEqual([...deferred].sort());
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE project_id = 'p1'`)
       .all();
     expect(JSON.stringify(plan)).toContain('tasks_by_project');
     // A second project's backfill finds tasks in the mirror: nothing dropped.
     remote.beforePage = async () => {
-      expect(present(other)).toEqual([...DEFERRED_INDEXES].sort());
+      expect(present(other)).toEqual([...deferred].sort());
     };
     await mirror.syncProject('p2');
     other.close();
@@ -306,6 +306,6 @@ describe('secondary indexes of a cold sync', () => {
     const result = await mirror.syncProject('p1');
     expect(result.ok).toBe(false);
     expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(500);
-    expect(present(db)).toEqual([...DEFERRED_INDEXES].sort());
+    expect(present(db)).toEqual([...deferred].sort());
   });
 });
