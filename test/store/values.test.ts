@@ -18,6 +18,45 @@ describe('typed columns', () => {
     expect(dateColumn(20260101)).toBeNull();
   });
 
+  it('reads dates by character code as the pattern and the calendar would', () => {
+    // The oracle: the pattern the reader replaced, then the calendar through Date.
+    const oracle = (value: string) => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+      const [year, month, day] = value.split('-').map(Number) as [number, number, number];
+      const date = new Date(0);
+      date.setUTCFullYear(year, month - 1, day);
+      const same = date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+      return same && month >= 1 && month <= 12 ? value : null;
+    };
+    const char = fc.constantFrom(...'0123456789-+ /a\u0660'.split(''));
+    const nearDates = fc.oneof(
+      fc
+        .date({ min: new Date('0000-01-01'), max: new Date('9999-12-31'), noInvalidDate: true })
+        .map((d) => {
+          const text = d.toISOString();
+          return text.startsWith('+') || text.startsWith('-') ? '2026-01-01' : text.slice(0, 10);
+        }),
+      fc.array(char, { minLength: 8, maxLength: 12 }).map((chars) => chars.join('')),
+      // A date with one character replaced.
+      fc
+        .tuple(fc.nat(9), char)
+        .map(([at, c]) => `2024-02-29`.slice(0, at) + c + `2024-02-29`.slice(at + 1)),
+      fc
+        .tuple(fc.nat(9999), fc.nat(14), fc.nat(33))
+        .map(([y, m, d]) =>
+          [String(y).padStart(4, '0'), String(m).padStart(2, '0'), String(d).padStart(2, '0')].join(
+            '-',
+          ),
+        ),
+    );
+    fc.assert(
+      fc.property(nearDates, (value) => {
+        expect(dateColumn(value)).toBe(oracle(value));
+      }),
+      { seed: 20261125, numRuns: 5000 },
+    );
+  });
+
   it('normalizes a time to UTC with milliseconds, its own form as is', () => {
     expect(timestampColumn('2026-11-21T09:30:00.000Z')).toBe('2026-11-21T09:30:00.000Z');
     expect(timestampColumn('2026-11-21T10:30:00+01:00')).toBe('2026-11-21T09:30:00.000Z');
