@@ -130,6 +130,9 @@ function printProfile(label: string, profiled: ProfiledPass, tasks: number): voi
   }
 }
 
+/** PostgreSQL's cold sync speed over SQLite's that issue 20 asks for. */
+export const POSTGRES_TARGET_RATIO = 0.8;
+
 function coldFigure(
   tasks: number,
   [onSqlite, warmOnSqlite]: [Pass, Pass],
@@ -142,7 +145,6 @@ function coldFigure(
   const { pagesRead, pagesNotModified, rowsWritten } = warm.project;
   const warmOk = pagesRead > 0 && pagesRead === pagesNotModified && rowsWritten === 0 && untouched;
   const complete = cold.held === tasks;
-  const perTask = num(cold.trips.count / tasks, 1);
   const note = [
     complete ? '' : `PostgreSQL holds ${cold.held} of ${tasks} tasks`,
     warmOk
@@ -153,12 +155,11 @@ function coldFigure(
     id: '8',
     title: `Cold sync, ${num(tasks)} tasks, into PostgreSQL vs SQLite (same machine)`,
     value:
-      `PostgreSQL ${num(rate(cold.pass))} tasks/s (${duration(cold.pass.ms)}, ${perTask} round trips a task); ` +
+      `PostgreSQL ${num(rate(cold.pass))} tasks/s (${duration(cold.pass.ms)}, ${num(cold.trips.count)} statements); ` +
       `unchanged second pass ${duration(warm.ms)}, ${pagesNotModified}/${pagesRead} pages 304, ${rowsWritten} rows written`,
     baseline: `SQLite ${num(rate(onSqlite))} tasks/s (${duration(onSqlite.ms)}), unchanged second pass ${duration(warmOnSqlite.ms)}: ratio ${num(ratio, 2)}`,
-    target:
-      'none for the ratio (the issue asks for it); every task held, second pass all 304 and 0 rows written',
-    met: complete && warmOk,
+    target: `ratio >= ${POSTGRES_TARGET_RATIO} (issue 20); every task held, second pass all 304 and 0 rows written`,
+    met: complete && warmOk && ratio >= POSTGRES_TARGET_RATIO,
     ...(note.length > 0 ? { note: note.join('; ') } : {}),
   };
 }

@@ -31,24 +31,41 @@ export interface Survey {
  * problem instead when a task turns up twice: the read must be repeated.
  */
 export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Survey | string> {
-  const { projectId, pageSize, guard } = plan;
   const changedPages: number[] = [];
   // The attempt cleared the tasks seen before it read: only the survey marks them here.
   for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
-    const found = await store.snapshot(async () => {
-      const texts = decodeRows((await keptPage(store, projectId, pageSize, page)).rows);
-      const ids = texts.map((text) => (JSON.parse(text) as Task).id);
-      const repeated = await store.seenTasks.markAll(projectId, ids);
-      if (repeated !== undefined) return `task ${repeated} appeared twice`;
-      const unguarded = ids.flatMap((id, i) =>
-        guard.tasks.has(id) ? [] : [[id, texts[i]!] as const],
-      );
-      return await store.tasks.anyDiffers(projectId, unguarded);
-    });
+    const found = await surveyPage(store, plan, page);
     if (typeof found === 'string') return found;
     if (found) changedPages.push(page);
   }
   return { changedPages, unseen: await countUnseen(store, plan, changedPages.length === 0) };
+}
+
+/**
+ * Notes a kept page's tasks as seen; a problem if one was seen before, else whether a task of it
+ * (not written by another write during the pass) is not in the mirror as the page has it.
+ * PostgreSQL: one statement (`SurveyPages`); SQLite: the same steps in one snapshot.
+ */
+async function surveyPage(
+  store: MirrorStore,
+  plan: CommitPlan,
+  page: number,
+): Promise<boolean | string> {
+  const { projectId, pageSize, guard } = plan;
+  if (store.surveyPages.available) {
+    const found = await store.surveyPages.survey(projectId, pageSize, page, guard.tasks);
+    return found.repeated === undefined ? found.differs : `task ${found.repeated} appeared twice`;
+  }
+  return await store.snapshot(async () => {
+    const texts = decodeRows((await keptPage(store, projectId, pageSize, page)).rows);
+    const ids = texts.map((text) => (JSON.parse(text) as Task).id);
+    const repeated = await store.seenTasks.markAll(projectId, ids);
+    if (repeated !== undefined) return `task ${repeated} appeared twice`;
+    const unguarded = ids.flatMap((id, i) =>
+      guard.tasks.has(id) ? [] : [[id, texts[i]!] as const],
+    );
+    return await store.tasks.anyDiffers(projectId, unguarded);
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import { DeferredObjects } from './deferred-objects.js';
 import { ProjectRecordsRepository, type RecordKind } from './project-records.js';
 import { ProjectsRepository } from './projects.js';
 import { SeenTasks } from './seen-tasks.js';
+import { SurveyPages } from './survey-pages.js';
 import { SyncStateRepository } from './sync-state.js';
 import { TaskHistoryRepository } from './task-history.js';
 import { TaskPagesRepository } from './task-pages.js';
@@ -29,6 +30,8 @@ export class MirrorStore {
   readonly deferred: DeferredObjects;
   /** A backfill page in one statement, where the engine makes that cheaper. */
   readonly backfillPages: BackfillPages;
+  /** A kept page surveyed in one statement, where the engine makes that cheaper. */
+  readonly surveyPages: SurveyPages;
 
   constructor(mirror: MirrorHandle) {
     const db = connectionOf(mirror);
@@ -47,6 +50,7 @@ export class MirrorStore {
     this.taskPages = new TaskPagesRepository(db);
     this.seenTasks = new SeenTasks(db);
     this.backfillPages = new BackfillPages(db);
+    this.surveyPages = new SurveyPages(db);
   }
 
   /**

@@ -1,0 +1,143 @@
+/**
+ * The survey of a pass's kept pages answers the same on PostgreSQL (one statement a page,
+ * `SurveyPages`) as on SQLite (a snapshot of separate statements): the pages changed, the first
+ * task seen twice, the tasks noted as seen and the unseen count, over random kept pages, mirror
+ * contents, ids already seen and ids guarded by writes during the pass.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { survey } from '../../src/mirror/commit.js';
+import { PassGuard } from '../../src/mirror/guard.js';
+import type { Db } from '../../src/store/db.js';
+import { MirrorStore } from '../../src/store/mirror-store.js';
+import { openConnection } from '../fixtures/connection.js';
+import { tempDatabase } from '../fixtures/db.js';
+import { startPostgres } from '../fixtures/postgres.js';
+
+const AT = '2026-11-25T10:00:00.000Z';
+const IDS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
+const PAGE_SIZE = 4;
+
+/** What the mirror holds of a task: nothing, the page's copy, another copy, or another project's. */
+type Held = 'absent' | 'same' | 'other' | 'elsewhere';
+
+interface Case {
+  pages: Array<Array<{ id: string; variant: number }>>;
+  held: Record<string, Held>;
+  seen: string[];
+  guarded: string[];
+}
+
+const task = (id: string, variant: number, projectId = 'p1') => ({
+  id,
+  projectId,
+  name: `n${variant}`,
+});
+
+const cases: fc.Arbitrary<Case> = fc.record({
+  pages: fc.array(
+    fc.array(fc.record({ id: fc.constantFrom(...IDS), variant: fc.nat(1) }), {
+      minLength: 1,
+      maxLength: PAGE_SIZE,
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
+  held: fc.record(
+    Object.fromEntries(
+      IDS.map((id) => [id, fc.constantFrom<Held>('absent', 'same', 'other', 'elsewhere')]),
+    ) as Record<string, fc.Arbitrary<Held>>,
+  ),
+  seen: fc.subarray(IDS),
+  guarded: fc.subarray(IDS),
+});
+
+/** Sets the mirror as `c` says, surveys it, and returns what the survey found and marked. */
+async function play(db: Db, store: MirrorStore, c: Case) {
+  for (const table of ['seen_tasks', 'task_pages', 'tasks']) await db.exec(`DELETE FROM ${table}`);
+  const insert = db.prepare(
+    'INSERT INTO tasks (id, project_id, name, data, synced_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  // Each id's copy on the first page that has it is "the page's" one the mirror may hold.
+  const onPage = new Map(c.pages.flat().map((row) => [row.id, row.variant]));
+  for (const id of IDS) {
+    const variant = onPage.get(id) ?? 0;
+    const held = c.held[id];
+    if (held === 'absent') continue;
+    const copy =
+      held === 'same'
+        ? task(id, variant)
+        : held === 'other'
+          ? task(id, 1 - variant)
+          : task(id, variant, 'p2');
+    await insert.run(id, copy.projectId, copy.name, JSON.stringify(copy), AT);
+  }
+  for (const [index, rows] of c.pages.entries()) {
+    const texts = rows.map(({ id, variant }) => JSON.stringify(task(id, variant)));
+    await store.taskPages.put('p1', PAGE_SIZE, index + 1, `"e${index}"`, texts, AT);
+  }
+  if (c.seen.length > 0) await store.seenTasks.markAll('p1', c.seen);
+  const guard = new PassGuard();
+  for (const id of c.guarded) guard.tasks.add(id);
+  const found = await survey(store, {
+    projectId: 'p1',
+    project: { id: 'p1', name: 'P' } as never,
+    projectEtag: undefined,
+    backfill: false,
+    pageSize: PAGE_SIZE,
+    lastPage: c.pages.length,
+    totalCount: 0,
+    lists: { members: [], resources: [], dependencies: [] },
+    guard,
+  });
+  const marked = await db
+    .prepare(`SELECT id FROM seen_tasks WHERE project_id = 'p1' ORDER BY id`)
+    .pluck()
+    .all();
+  return { found, marked };
+}
+
+let pgDb: Db;
+
+beforeAll(async () => {
+  const server = await startPostgres();
+  pgDb = await openConnection({ db: await server.database() }, 'write');
+});
+
+afterAll(async () => {
+  pgDb.close();
+});
+
+describe('the survey of kept pages', () => {
+  it('answers on PostgreSQL, one statement a page, as on SQLite', async () => {
+    const { db: raw, file } = tempDatabase();
+    raw.close();
+    const sqliteDb = await openConnection({ db: file }, 'write');
+    const stores = [new MirrorStore(sqliteDb), new MirrorStore(pgDb)] as const;
+    expect(stores.map((store) => store.surveyPages.available)).toEqual([false, true]);
+    for (const db of [sqliteDb, pgDb]) {
+      for (const id of ['p1', 'p2']) {
+        await db
+          .prepare(`INSERT INTO projects (id, name, data, synced_at) VALUES (?, ?, '{}', ?)`)
+          .run(id, id, AT);
+      }
+    }
+    let differing = 0;
+    let repeated = 0;
+    await fc.assert(
+      fc.asyncProperty(cases, async (c) => {
+        const [onSqlite, onPostgres] = [
+          await play(sqliteDb, stores[0], c),
+          await play(pgDb, stores[1], c),
+        ];
+        expect(onPostgres).toEqual(onSqlite);
+        if (typeof onSqlite.found === 'string') repeated += 1;
+        else if (onSqlite.found.changedPages.length > 0) differing += 1;
+      }),
+      { seed: 20261125, numRuns: 150 },
+    );
+    // The cases reached every outcome.
+    expect(repeated).toBeGreaterThan(10);
+    expect(differing).toBeGreaterThan(10);
+    sqliteDb.close();
+  });
+});
