@@ -1,13 +1,19 @@
 /**
  * What a cold sync builds once instead of row by row: the secondary indexes of the tasks, and the
  * trigger that adds an inserted task to the full-text index. A backfill that starts on a mirror
- * holding no task drops them, and the next pass commit makes them again from `schema.sql` (an
- * index built over 100,000 rows costs a fraction of keeping it through their inserts; the
- * trigger, which only finds for each row that its backfill is under way, cost 0.1 s of them).
- * Readers meanwhile get the same rows, scanned. Nothing is lost to the full-text index: the only
- * projects whose tasks are written until that commit are those being backfilled (the mirror held
- * no task), whose tasks the index takes when their backfill completes, by schema.sql's trigger on
- * `sync_state`. SQLite only: PostgreSQL keeps its indexes and has no such trigger.
+ * holding no task, and no project but those whose first backfill is under way, drops them; the
+ * next pass commit makes them again from `schema.sql` (an index built over 100,000 rows costs a
+ * fraction of keeping it through their inserts; the trigger, which only finds for each row that
+ * its backfill is under way, cost 0.1 s of them). Readers meanwhile get the same rows, scanned.
+ *
+ * Nothing is lost to the full-text index, whoever writes (this daemon, an event, an outbox
+ * answer, another process on the same file) and across a crash: while the trigger is gone no
+ * project has completed a backfill, since the commit that completes one makes it again first,
+ * so every task inserted meanwhile belongs to a project whose backfill is under way, which the
+ * trigger would have skipped and which the index takes whole when that backfill completes
+ * (schema.sql's trigger on `sync_state`). A project with no task whose backfill has completed
+ * keeps the drop from happening. SQLite only: PostgreSQL keeps its indexes and has no such
+ * trigger.
  */
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
@@ -33,7 +39,7 @@ export class DeferredObjects {
   private readonly db: Db;
   private readonly sqlite: boolean;
   private readonly missingStmt;
-  private readonly anyTaskStmt;
+  private readonly neededStmt;
 
   constructor(db: Db) {
     this.db = db;
@@ -45,12 +51,20 @@ export class DeferredObjects {
            WHERE type IN ('index', 'trigger') AND name IN (${names})`,
         )
       : undefined;
-    this.anyTaskStmt = db.prepare('SELECT 1 FROM tasks LIMIT 1');
+    // A task held, or a project not in its first backfill: an insert could need the trigger.
+    this.neededStmt = db.prepare(`SELECT 1 FROM tasks
+      UNION ALL SELECT 1 FROM projects p WHERE NOT EXISTS (
+        SELECT 1 FROM sync_state s WHERE s.project_id = p.id AND s.backfill <> 'done')
+      UNION ALL SELECT 1 FROM sync_state WHERE backfill = 'done'
+      LIMIT 1`);
   }
 
-  /** A backfill begins: on a mirror with no task, the objects go until the commit. */
+  /**
+   * A backfill begins (its project and state written): on a mirror holding no task, and no
+   * project but those whose first backfill is under way, the objects go until the commit.
+   */
   async deferIfEmpty(): Promise<void> {
-    if (!this.sqlite || (await this.anyTaskStmt.get()) !== undefined) return;
+    if (!this.sqlite || (await this.neededStmt.get()) !== undefined) return;
     for (const { type, name } of DEFERRED) {
       await this.db.exec(`DROP ${type.toUpperCase()} IF EXISTS ${name}`);
     }

@@ -59,10 +59,14 @@ export function rowsOfKept(encoded: string): TaskRows {
   );
 }
 
-/** The rows of `rows` whose ids `keep` accepts, in the same order; `rows` itself if all are. */
+/**
+ * The rows of `rows` whose ids `keep` accepts, in the same order; `rows` itself if all are. The
+ * fields are those of the rows kept (their texts parsed again: a row is dropped rarely, when a
+ * write during the pass holds a later copy of its task).
+ */
 export function pickRows(rows: TaskRows, keep: (id: string) => boolean): TaskRows {
   if (rows.ids.every(keep)) return rows;
-  const picked: TaskRows = { ...emptyRows(), fields: rows.fields };
+  const picked = emptyRows();
   rows.ids.forEach((id, i) => {
     if (!keep(id)) return;
     picked.ids.push(id);
@@ -79,6 +83,7 @@ export function pickRows(rows: TaskRows, keep: (id: string) => boolean): TaskRow
     picked.assignedTasks.push(taskId);
     picked.assignedMembers.push(rows.assignedMembers[i]!);
   });
+  picked.fields = fieldShapes(picked.texts.map((text) => JSON.parse(text) as object));
   return picked;
 }
 

@@ -43,7 +43,8 @@ export function dateColumn(value: unknown): string | null {
   const year = digitsAt(value, 0, 4);
   const month = digitsAt(value, 5, 7);
   const day = digitsAt(value, 8, 10);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) ? value : null;
+  if (year < 0 || month < 1 || month > 12) return null;
+  return day >= 1 && day <= daysIn(year, month) ? value : null;
 }
 
 const DASH = 45;

@@ -54,6 +54,8 @@ describe('task rows: a page as the store writes it', () => {
     expect(picked.ids).toEqual(['t2', 't3']);
     expect(picked.texts).toEqual([JSON.stringify(b), JSON.stringify(c)]);
     expect([picked.assignedTasks, picked.assignedMembers]).toEqual([['t3'], ['m3']]);
+    // The fields of the rows kept only: t1's dates and progress are gone with it.
+    expect(picked).toEqual(taskRows([b, c]));
     expect(pickRows(rows, () => true)).toBe(rows);
     expect(rowsOfKept(encodeRows(rows.texts))).toEqual(rows);
   });

@@ -13,6 +13,10 @@ describe('typed columns', () => {
       '2026-13-01',
       '2026-00-10',
       '2026-1-1',
+      'X026-01-15',
+      '2O26-05-01',
+      '20 6-03-03',
+      '+026-01-01',
     ];
     expect(others.map(dateColumn)).toEqual(others.map(() => null));
     expect(dateColumn(20260101)).toBeNull();
@@ -39,8 +43,8 @@ describe('typed columns', () => {
       fc.array(char, { minLength: 8, maxLength: 12 }).map((chars) => chars.join('')),
       // A date with one character replaced.
       fc
-        .tuple(fc.nat(9), char)
-        .map(([at, c]) => `2024-02-29`.slice(0, at) + c + `2024-02-29`.slice(at + 1)),
+        .tuple(fc.constantFrom('2024-02-29', '2026-05-01', '1999-12-31'), fc.nat(9), char)
+        .map(([date, at, c]) => date.slice(0, at) + c + date.slice(at + 1)),
       fc
         .tuple(fc.nat(9999), fc.nat(14), fc.nat(33))
         .map(([y, m, d]) =>

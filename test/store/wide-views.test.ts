@@ -4,6 +4,7 @@ import type { SqliteDb } from '../../src/store/database.js';
 import { declaredType } from '../../src/store/wide-views.js';
 import Database from 'better-sqlite3';
 import { DEFERRED_INDEXES, DEFERRED_TRIGGERS } from '../../src/store/deferred-objects.js';
+import { openDatabase } from '../../src/store/database.js';
 import { put, setup } from '../mirror/helpers.js';
 
 function columns(db: SqliteDb, view: string): Record<string, string> {
@@ -141,6 +142,26 @@ describe('field discovery: by the writer, once per field', () => {
     expect(priority).toEqual([{ value_type: 'integer', first_seen_at: expect.any(String) }]);
     expect(columns(db, 'v_tasks_all')).toMatchObject({ priority: 'INTEGER' });
     expect(columns(db, 'v_tasks_all')).not.toHaveProperty('status');
+  });
+
+  it('notes no field of a page row a write during the pass superseded', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 3);
+    const first = remote.tasks.get('p1')![0]!;
+    const newer = { ...first, updatedAt: '2099-01-01T00:00:00.000Z' };
+    Object.assign(first, { legacy: 'only in the copy the page had' });
+    remote.beforePage = async (_p, page) => {
+      remote.beforePage = undefined;
+      if (page === 1) await put(mirror, 'p1', 'task', newer);
+    };
+    expect(await mirror.syncProject('p1')).toMatchObject({ ok: true });
+    expect(db.prepare(`SELECT data FROM tasks WHERE id = ?`).pluck().get(first.id)).toBe(
+      JSON.stringify(newer),
+    );
+    expect(
+      db.prepare(`SELECT count(*) FROM data_fields WHERE field = 'legacy'`).pluck().get(),
+    ).toBe(0);
+    expect(columns(db, 'v_tasks_all')).not.toHaveProperty('legacy');
   });
 
   it('notes the fields of records written by events between passes', async () => {
@@ -295,6 +316,29 @@ describe('secondary indexes and the full-text insert trigger of a cold sync', ()
     await mirror.syncProject('p2');
     other.close();
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+
+  it('are kept while any project has completed its backfill, though it holds no task', async () => {
+    // An event, an outbox answer or another process may insert into that project meanwhile.
+    const { db, file, remote, mirror } = setup();
+    remote.seed('p0', 0);
+    await mirror.syncProject('p0');
+    remote.seed('p1', 1234);
+    const other = openDatabase(file);
+    const during: unknown[] = [];
+    remote.beforePage = async (projectId, page) => {
+      if (projectId !== 'p1' || page !== 2 || during.length > 0) return;
+      during.push(present(other));
+      await put(mirror, 'p0', 'task', { id: 'p0-a', projectId: 'p0', name: 'Zebra crossing' });
+      other
+        .prepare(`INSERT INTO tasks (id, project_id, name, data, synced_at) VALUES (?, ?, ?, ?, ?)`)
+        .run('p0-b', 'p0', 'Zebra stripes', '{"id":"p0-b"}', '2026-11-25T10:00:00.000Z');
+    };
+    await mirror.syncProject('p1');
+    other.close();
+    expect(during).toEqual([[...deferred].sort()]);
+    expect(searchTasks(db, 'zebra')).toEqual(['p0-a', 'p0-b']);
+    db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
   });
 
   it('are built when the backfill that deferred them fails', async () => {
