@@ -29,18 +29,33 @@ export interface TaskRows {
   fields: FieldShape[];
 }
 
+/** A task's typed columns after `id, project_id`: name, start and end dates, status, progress, updated at. */
+export function taskColumns(
+  task: Task,
+): [string | null, string | null, string | null, string | null, number | null, string | null] {
+  return [
+    textColumn(task.name),
+    dateColumn(task.startDate),
+    dateColumn(task.endDate),
+    textColumn(task.status),
+    numberColumn(task.progress),
+    timestampColumn(task.updatedAt),
+  ];
+}
+
 /** The rows of `tasks`, whose JSON texts are `texts` when the caller has them already. */
 export function taskRows(tasks: readonly Task[], texts?: readonly string[]): TaskRows {
   const rows: TaskRows = { ...emptyRows(), fields: fieldShapes(tasks) };
   for (let i = 0; i < tasks.length; i++) {
     const task = tasks[i]!;
+    const [name, start, end, status, progress, updated] = taskColumns(task);
     rows.ids.push(task.id);
-    rows.names.push(textColumn(task.name));
-    rows.starts.push(dateColumn(task.startDate));
-    rows.ends.push(dateColumn(task.endDate));
-    rows.statuses.push(textColumn(task.status));
-    rows.progress.push(numberColumn(task.progress));
-    rows.updated.push(timestampColumn(task.updatedAt));
+    rows.names.push(name);
+    rows.starts.push(start);
+    rows.ends.push(end);
+    rows.statuses.push(status);
+    rows.progress.push(progress);
+    rows.updated.push(updated);
     rows.texts.push(texts?.[i] ?? JSON.stringify(task));
     for (const member of assigneesOf(task)) {
       rows.assignedTasks.push(task.id);

@@ -4,16 +4,9 @@ import type { Db } from './database.js';
 import { dialectOf } from './db.js';
 import { sqliteOf } from './sqlite-connection.js';
 import { TaskHistoryRepository, trackedChanges } from './task-history.js';
-import {
-  assigneesOf,
-  dateColumn,
-  numberColumn,
-  sameJson,
-  textColumn,
-  timestampColumn,
-} from './values.js';
+import { assigneesOf, sameJson, textColumn } from './values.js';
 import { encodeRows } from './task-pages.js';
-import { pickRows, taskRows, type TaskRows } from './task-rows.js';
+import { pickRows, taskColumns, taskRows, type TaskRows } from './task-rows.js';
 import type { WriteContext } from './write-context.js';
 
 /** What the mirror holds of one task. */
@@ -325,20 +318,6 @@ export function pageArrays(rows: TaskRows) {
 /** The parameters of `PG_ASSIGN_PAGE` for the assignees of `rows`' tasks. */
 export function pageAssignments(rows: TaskRows) {
   return { tasks: rows.assignedTasks, members: rows.assignedMembers };
-}
-
-/** A task's typed columns after `id, project_id`: name, start and end dates, status, progress, updated at. */
-export function taskColumns(
-  task: Task,
-): [string | null, string | null, string | null, string | null, number | null, string | null] {
-  return [
-    textColumn(task.name),
-    dateColumn(task.startDate),
-    dateColumn(task.endDate),
-    textColumn(task.status),
-    numberColumn(task.progress),
-    timestampColumn(task.updatedAt),
-  ];
 }
 
 /** The history row of a creation: the new task's name. */
