@@ -26,7 +26,7 @@ export class MirrorStore {
   readonly seenTasks: SeenTasks;
   /** The fields of `data` this connection knows, for the wide views. */
   readonly fields: FieldCatalog;
-  /** Secondary indexes a cold sync builds once, at its commit. */
+  /** What a cold sync builds once, at its commit: secondary indexes, the full-text insert trigger. */
   readonly deferred: DeferredObjects;
   /** A backfill page in one statement, where the engine makes that cheaper. */
   readonly backfillPages: BackfillPages;
