@@ -12,6 +12,7 @@ import { MirrorWriter } from '../../src/mirror/index.js';
 import type { BackfillPage } from '../../src/mirror/writer.js';
 import { openConnection } from '../fixtures/connection.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
+import { DEFERRED_INDEXES } from '../../src/store/deferred-objects.js';
 import { taskRows } from '../../src/store/task-rows.js';
 import { newTally } from '../../src/store/write-context.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -114,6 +115,14 @@ describe('a backfill page on PostgreSQL', () => {
     expect(await store.syncState.get('p1')).toMatchObject({ pagesRead: 2, totalCount: 9 });
     expect(await store.seenTasks.count('p1')).toBe(4);
     expect(await read('SELECT count(*) AS n FROM task_history')).toEqual([{ n: 0 }]);
+    // PostgreSQL keeps its indexes through a backfill into an empty mirror (README: only SQLite
+    // defers them; readers and other daemons share this database).
+    const indexes = await read(
+      `SELECT indexname FROM pg_indexes WHERE tablename IN ('tasks', 'task_assignees')`,
+    );
+    expect(indexes.map((row) => (row as { indexname: string }).indexname)).toEqual(
+      expect.arrayContaining([...DEFERRED_INDEXES, 'tasks_fts']),
+    );
     // The writer noted the tasks' fields (no trigger does on either engine).
     expect(
       await read(`SELECT field, value_type FROM data_fields WHERE record_kind = 'tasks'`),

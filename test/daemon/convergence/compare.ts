@@ -4,6 +4,8 @@
  * sorted), so a wrong typed column, a wrong or partial `data`, a missing row and an extra row
  * all show. The mirror is read through a connection of our own, as a reporting tool reads it.
  */
+import { dialectOf } from '../../../src/store/db.js';
+import { DEFERRED_INDEXES, DEFERRED_TRIGGERS } from '../../../src/store/deferred-objects.js';
 import { connectionOf, type MirrorHandle } from '../../../src/store/handle.js';
 import type { SimService } from '../../../src/sim/index.js';
 
@@ -36,6 +38,35 @@ export async function mirrorDifferences(
   const held = await mirrorTables(mirror);
   const truth = serviceTables(service);
   return MIRRORED_TABLES.flatMap((table) => tableDifferences(table, held[table], truth[table]));
+}
+
+/**
+ * What is wrong with the objects a SQLite mirror derives from its rows, once every project's
+ * backfill has completed: the indexes and the full-text insert trigger a cold sync defers must be
+ * back, and the full-text index must hold exactly the tasks (FTS5's integrity check with rank 1
+ * compares an external-content index with its table). A kill or an outage in the middle of a
+ * backfill that deferred them, or a write from another path meanwhile, shows here.
+ */
+export async function derivedProblems(mirror: MirrorHandle): Promise<string[]> {
+  const db = connectionOf(mirror);
+  if (dialectOf(db) !== 'sqlite') return [];
+  const backfilling = await db
+    .prepare(`SELECT count(*) FROM sync_state WHERE backfill <> 'done'`)
+    .pluck()
+    .get();
+  if (backfilling !== 0) return [];
+  const problems: string[] = [];
+  const deferred = [...DEFERRED_INDEXES, ...DEFERRED_TRIGGERS];
+  const present = new Set(await db.prepare(`SELECT name FROM sqlite_master`).pluck().all());
+  for (const name of deferred) {
+    if (!present.has(name)) problems.push(`${name}: missing with every backfill done`);
+  }
+  try {
+    await db.exec(`INSERT INTO tasks_fts (tasks_fts, rank) VALUES ('integrity-check', 1)`);
+  } catch (error) {
+    problems.push(`tasks_fts does not match tasks: ${(error as Error).message}`);
+  }
+  return problems;
 }
 
 function tableDifferences(name: TableName, held: Table, truth: Table): string[] {

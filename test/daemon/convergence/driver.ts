@@ -15,7 +15,7 @@ import { ManualClock } from '../../../src/domain/index.js';
 import { startSimulator, type SimReadings, type Simulator } from '../../../src/sim/index.js';
 import type { Db } from '../../../src/store/db.js';
 import { Announcer } from './announce.js';
-import { mirrorDifferences } from './compare.js';
+import { derivedProblems, mirrorDifferences } from './compare.js';
 import { DaemonHost } from './host.js';
 import { sqliteMirrors, type CaseMirror, type MirrorSource } from './mirror.js';
 import { outboxProblems, runOn, type QueuedItem } from './outbox.js';
@@ -138,6 +138,7 @@ class CaseRun {
     const { db, sim, items } = this.context;
     return [
       ...(await mirrorDifferences(db, sim.service)),
+      ...(await derivedProblems(db)),
       ...(await outboxProblems(db, sim.service, items)),
     ];
   }
