@@ -86,11 +86,10 @@ export async function openPostgres(
 }
 
 async function connect(target: PgTarget): Promise<PgConnection> {
-  const db = new PgConnection(
-    target.config,
-    [...sessionStatements(target.schema), ...PG_SESSION_TABLES],
-    target.schema,
-  );
+  const db = new PgConnection(target.config, [
+    ...sessionStatements(target.schema),
+    ...PG_SESSION_TABLES,
+  ]);
   try {
     await db.connect();
     return db;

@@ -76,11 +76,16 @@ function pgError(error: unknown): PgError {
   return new PgError(String(message ?? error), typeof code === 'string' ? code : undefined);
 }
 
+/** True when `error` means the session is gone (see `PgConnection.query`). */
+function endsSession(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  if (typeof code !== 'string') return true;
+  return severity === 'FATAL' || code.startsWith('08') || code.startsWith('57P0');
+}
+
 /** A PostgreSQL session behind the repositories' `Db`. */
 export class PgConnection implements Db {
   readonly dialect = 'postgres' as const;
-  /** The schema the mirror lives in (its `search_path`). */
-  readonly schema: string;
   private readonly config: ClientConfig;
   private readonly session: readonly string[];
   private client: pg.Client | undefined;
@@ -89,10 +94,9 @@ export class PgConnection implements Db {
   private isOpen = true;
 
   /** A session over `config`, running each of `session` (SET statements) on every connection. */
-  constructor(config: ClientConfig, session: readonly string[], schema: string) {
+  constructor(config: ClientConfig, session: readonly string[]) {
     this.config = { ...config, types } as ClientConfig;
     this.session = session;
-    this.schema = schema;
   }
 
   get open(): boolean {
@@ -124,9 +128,11 @@ export class PgConnection implements Db {
         ...(query.array ? { rowMode: 'array' as const } : {}),
       });
     } catch (error) {
-      // An error without SQLSTATE came from the connection, not the server (a read timeout on a
-      // half-open socket, a reset): the client is destroyed, never reused.
-      if (typeof (error as { code?: unknown }).code !== 'string') this.broken = true;
+      // The client is destroyed, never reused, after an error that ended its session: one
+      // without SQLSTATE came from the connection, not the server (a read timeout on a
+      // half-open socket, a reset); a FATAL one, or of class 08 (connection exception) or 57P0x
+      // (the session terminated by an administrator, a shutdown), came from a server ending it.
+      if (endsSession(error)) this.broken = true;
       throw pgError(error);
     }
     const last = (Array.isArray(result) ? result[result.length - 1] : result) as pg.QueryResult;
