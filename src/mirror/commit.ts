@@ -52,7 +52,7 @@ async function surveyPage(
   page: number,
 ): Promise<boolean | string> {
   const { projectId, pageSize, guard } = plan;
-  if (store.surveyPages.available) {
+  if (store.surveyPages) {
     const found = await store.surveyPages.survey(projectId, pageSize, page, guard.tasks);
     return found.repeated === undefined ? found.differs : `task ${found.repeated} appeared twice`;
   }

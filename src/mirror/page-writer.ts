@@ -5,11 +5,6 @@ import type { MirrorPort } from '../store/port.js';
 import type { KeptPage } from '../store/task-pages.js';
 import { rowsOfKept, taskRows, type TaskRows } from '../store/task-rows.js';
 
-/** The rows of a kept page, each parsed from its own text. */
-export function keptRows(kept: KeptPage): TaskRows {
-  return rowsOfKept(kept.rows);
-}
-
 /** The kept copy of a page, which must be there. */
 export async function keptPage(
   store: MirrorStore,
@@ -20,6 +15,16 @@ export async function keptPage(
   const kept = await store.taskPages.get(projectId, pageSize, page);
   if (kept === undefined) throw new StoreError(`kept page ${page} of ${projectId} is missing`);
   return kept;
+}
+
+/** The rows of a kept page, which must be there, each parsed from its own text. */
+export async function keptRows(
+  store: MirrorStore,
+  projectId: string,
+  pageSize: number,
+  page: number,
+): Promise<TaskRows> {
+  return rowsOfKept((await keptPage(store, projectId, pageSize, page)).rows);
 }
 
 /**

@@ -32,7 +32,7 @@ import { newTally, type WriteContext, type WriteTally } from '../store/write-con
 import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
-import { keptPage, keptRows } from './page-writer.js';
+import { keptRows } from './page-writer.js';
 import type { ApplyOutcome } from './types.js';
 
 /** Where a backfill page sits in the read, and whether its rows were just received. */
@@ -168,11 +168,12 @@ export class MirrorWriter {
     context: WriteContext,
   ): Promise<boolean> {
     const { store } = this;
-    if (!page.fresh || !store.backfillPages.available || context.history) return false;
+    const { backfillPages } = store;
+    if (!page.fresh || backfillPages === undefined || context.history) return false;
     if (await context.fields.wouldGrow('tasks', rows.fields)) return false;
     const guard = this.guards.get(projectId);
     const write = new Set(rows.ids.filter((id) => !guard?.tasks.has(id)));
-    const written = await store.backfillPages.writeAtOnce({
+    const written = await backfillPages.writeAtOnce({
       projectId,
       holder: this.claims.holder,
       pageSize: page.pageSize,
@@ -200,7 +201,7 @@ export class MirrorWriter {
       await this.claims.fence(projectId);
       if (!guard.project) await store.projects.put(plan.project, context);
       for (const page of found.changedPages) {
-        const rows = keptRows(await keptPage(store, projectId, plan.pageSize, page));
+        const rows = await keptRows(store, projectId, plan.pageSize, page);
         const unguarded = pickRows(rows, (id) => !guard.tasks.has(id));
         await store.tasks.putAll(projectId, unguarded, context);
       }

@@ -11,7 +11,6 @@
  * takes that path.
  */
 import type { Db } from './database.js';
-import { dialectOf } from './db.js';
 import { encodeRows } from './task-pages.js';
 import { pickRows, type TaskRows } from './task-rows.js';
 import { PG_ASSIGN_PAGE, PG_INSERT_PAGE, pageArrays, pageAssignments } from './tasks.js';
@@ -36,17 +35,12 @@ export interface BackfillPageWrite {
   at: string;
 }
 
-/** Writes a backfill page in one statement where the engine makes that cheaper. */
+/** Writes a backfill page in one statement (PostgreSQL's store has one; SQLite's has none). */
 export class BackfillPages {
   private readonly stmt;
 
   constructor(db: Db) {
-    this.stmt = dialectOf(db) === 'postgres' ? db.prepare(PG_PAGE_AT_ONCE) : undefined;
-  }
-
-  /** True when `writeAtOnce` can write a page (PostgreSQL). */
-  get available(): boolean {
-    return this.stmt !== undefined;
+    this.stmt = db.prepare(PG_PAGE_AT_ONCE);
   }
 
   /**
@@ -55,7 +49,6 @@ export class BackfillPages {
    * otherwise: the caller writes it in a transaction. Never called inside a transaction.
    */
   async writeAtOnce(input: BackfillPageWrite): Promise<boolean> {
-    if (this.stmt === undefined) return false;
     const { rows, write } = input;
     const written = pickRows(rows, (id) => write.has(id));
     try {

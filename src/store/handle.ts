@@ -3,7 +3,7 @@
  * repositories, and to close. It has no statement, transaction or dialect in sight, so that all
  * SQL stays in `src/store/` (style rule 13).
  */
-import type { Db, SqliteDb } from './db.js';
+import { dialectOf, type Db, type SqliteDb } from './db.js';
 import { sqliteConnection } from './sqlite-connection.js';
 
 /** An open mirror, outside the store: handed to the store's functions, and closed. */
@@ -29,5 +29,5 @@ export function inTransaction<T>(mirror: MirrorHandle, work: () => Promise<T>): 
 
 /** Whether several daemons may share `mirror` and coordinate with leases (a PostgreSQL mirror). */
 export function isSharedMirror(mirror: MirrorHandle): boolean {
-  return connectionOf(mirror).dialect === 'postgres';
+  return dialectOf(connectionOf(mirror)) === 'postgres';
 }

@@ -2,6 +2,7 @@
 import { connectionOf, type MirrorHandle } from './handle.js';
 import { BackfillPages } from './backfill-pages.js';
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 import { FieldCatalog } from './data-fields.js';
 import { DeferredObjects } from './deferred-objects.js';
 import { ProjectRecordsRepository, type RecordKind } from './project-records.js';
@@ -28,10 +29,10 @@ export class MirrorStore {
   readonly fields: FieldCatalog;
   /** What a cold sync builds once, at its commit: secondary indexes, the full-text insert trigger. */
   readonly deferred: DeferredObjects;
-  /** A backfill page in one statement, where the engine makes that cheaper. */
-  readonly backfillPages: BackfillPages;
-  /** A kept page surveyed in one statement, where the engine makes that cheaper. */
-  readonly surveyPages: SurveyPages;
+  /** PostgreSQL: a backfill page in one statement, not a transaction of round trips. */
+  readonly backfillPages: BackfillPages | undefined;
+  /** PostgreSQL: a kept page surveyed in one statement, not a snapshot of round trips. */
+  readonly surveyPages: SurveyPages | undefined;
 
   constructor(mirror: MirrorHandle) {
     const db = connectionOf(mirror);
@@ -49,8 +50,10 @@ export class MirrorStore {
     this.syncState = new SyncStateRepository(db);
     this.taskPages = new TaskPagesRepository(db);
     this.seenTasks = new SeenTasks(db);
-    this.backfillPages = new BackfillPages(db);
-    this.surveyPages = new SurveyPages(db);
+    // SQLite has no round trips to save: its paths run statement by statement.
+    const postgres = dialectOf(db) === 'postgres';
+    this.backfillPages = postgres ? new BackfillPages(db) : undefined;
+    this.surveyPages = postgres ? new SurveyPages(db) : undefined;
   }
 
   /**

@@ -7,17 +7,12 @@
 /** The transactions of one connection. */
 export class NestedTransactions {
   private readonly exec: (sql: string) => Promise<void>;
-  private readonly open: () => boolean;
   private depth = 0;
   private savepoints = 0;
 
-  /**
-   * Over `exec`, which runs a statement on the connection; `open` says whether a transaction is
-   * still there to roll back (SQLite ends one itself on some errors).
-   */
-  constructor(exec: (sql: string) => Promise<void>, open: () => boolean = () => true) {
+  /** Over `exec`, which runs a statement on the connection. */
+  constructor(exec: (sql: string) => Promise<void>) {
     this.exec = exec;
-    this.open = open;
   }
 
   /** True inside a transaction. */
@@ -46,9 +41,11 @@ export class NestedTransactions {
     }
   }
 
-  /** Rolls back; a rollback that fails too (the connection lost) leaves the first error to tell. */
+  /**
+   * Rolls back; a rollback that fails too (the connection lost, or a transaction SQLite ended
+   * itself on the error) leaves the first error to tell.
+   */
   private async rollback(sql: string): Promise<void> {
-    if (!this.open()) return;
     try {
       await this.exec(sql);
     } catch {

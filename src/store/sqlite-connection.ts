@@ -16,10 +16,7 @@ export class SqliteConnection implements Db {
 
   constructor(sqlite: SqliteDb) {
     this.sqlite = sqlite;
-    this.transactions = new NestedTransactions(
-      (sql) => this.exec(sql),
-      () => sqlite.inTransaction,
-    );
+    this.transactions = new NestedTransactions((sql) => this.exec(sql));
   }
 
   get open(): boolean {

@@ -10,7 +10,6 @@
  */
 import { StoreError } from '../domain/index.js';
 import type { Db } from './database.js';
-import { dialectOf } from './db.js';
 
 /** What surveying one kept page found. */
 export interface PageSurvey {
@@ -20,17 +19,12 @@ export interface PageSurvey {
   differs: boolean;
 }
 
-/** Surveys a kept page in one statement where the engine makes that cheaper. */
+/** Surveys a kept page in one statement (PostgreSQL's store has one; SQLite's has none). */
 export class SurveyPages {
   private readonly stmt;
 
   constructor(db: Db) {
-    this.stmt = dialectOf(db) === 'postgres' ? db.prepare(PG_SURVEY_PAGE) : undefined;
-  }
-
-  /** True when `survey` can survey a page (PostgreSQL). */
-  get available(): boolean {
-    return this.stmt !== undefined;
+    this.stmt = db.prepare(PG_SURVEY_PAGE);
   }
 
   /**
@@ -43,7 +37,6 @@ export class SurveyPages {
     page: number,
     guarded: ReadonlySet<string>,
   ): Promise<PageSurvey> {
-    if (this.stmt === undefined) throw new Error('no one-statement survey for this engine');
     const found = (await this.stmt.get({
       projectId,
       pageSize,

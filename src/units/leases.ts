@@ -112,7 +112,7 @@ export class LeaseKeeper implements ProjectFence {
    * after `stop()` does nothing, so that a stopped daemon takes no lease back.
    */
   private queueHeartbeat(): void {
-    if (this.heartbeatQueued || !this.running) return;
+    if (this.heartbeatQueued) return;
     this.heartbeatQueued = true;
     void this.serially(async () => {
       this.heartbeatQueued = false;

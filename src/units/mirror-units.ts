@@ -8,7 +8,7 @@ import type { Clock, Project, ProjectFence, RealtimeEvent, RecordChange } from '
 import { MirrorWriter } from '../mirror/writer.js';
 import type { PassGuard } from '../mirror/guard.js';
 import { survey } from '../mirror/commit.js';
-import { keptPage, keptRows } from '../mirror/page-writer.js';
+import { keptRows } from '../mirror/page-writer.js';
 import type { ApplyOutcome } from '../mirror/types.js';
 import { isoTime } from '../store/database.js';
 import type { MirrorHandle } from '../store/handle.js';
@@ -105,8 +105,7 @@ export class MirrorUnits {
   ): Promise<string | undefined> {
     const { tally } = this.pass(projectId);
     const fresh = rows !== undefined;
-    const written =
-      rows ?? keptRows(await keptPage(this.store, projectId, page.pageSize, page.page));
+    const written = rows ?? (await keptRows(this.store, projectId, page.pageSize, page.page));
     return await this.writer.backfillPage(projectId, written, { ...page, fresh }, tally);
   }
 

@@ -30,6 +30,16 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
+/** The schema version a PostgreSQL mirror records (`schema_meta`). */
+async function schemaVersion(url: string): Promise<string | undefined> {
+  return await withClient(
+    url,
+    async (client) =>
+      (await client.query<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'version'"))
+        .rows[0]?.value,
+  );
+}
+
 /** What the upgrade must make equal: the outbox's columns, and the schema's functions, triggers and views. */
 async function shape(url: string): Promise<Record<string, string[]>> {
   return withClient(url, async (client) => {
@@ -106,15 +116,7 @@ describe('a PostgreSQL mirror of schema version 4', () => {
     (await openMirror({ db: old }, 'write')).close();
 
     expect(await shape(old)).toEqual(await shape(fresh));
-    const version = await withClient(
-      old,
-      async (client) =>
-        (
-          await client.query<{ value: string }>(
-            "SELECT value FROM schema_meta WHERE key = 'version'",
-          )
-        ).rows[0]?.value,
-    );
+    const version = await schemaVersion(old);
     expect(version).toBe(String(SCHEMA_VERSION));
     expect(
       await withClient(
@@ -220,15 +222,7 @@ describe('a PostgreSQL mirror of a newer schema version', () => {
       );
     }
     expect(await shape(url)).toEqual(before);
-    const version = await withClient(
-      url,
-      async (client) =>
-        (
-          await client.query<{ value: string }>(
-            "SELECT value FROM schema_meta WHERE key = 'version'",
-          )
-        ).rows[0]?.value,
-    );
+    const version = await schemaVersion(url);
     expect(version).toBe(newer);
   }, 120_000);
 });
