@@ -2,9 +2,9 @@
  * The raw limit of a cold sync: the same page bodies the simulator serves, fetched beforehand, then
  * `JSON.parse` of each page and a plain better-sqlite3 insert loop into plain tables with the
  * mirror's columns and primary keys only (no trigger, no secondary index, no full-text index),
- * one transaction per page. Nothing else: no HTTP, no ETags, no validation. Beside it, the same
- * loop with one of the mirror's features added at a time, done as the mirror does it, so that
- * each feature's cost reads as the difference.
+ * one transaction per page, in a file with the mirror's page size. Nothing else: no HTTP, no
+ * ETags, no validation. Beside it, the same loop with one of the mirror's features added at a
+ * time, done as the mirror does it, so that each feature's cost reads as the difference.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Task } from '../src/domain/index.js';
 import { FieldCatalog } from '../src/store/data-fields.js';
-import type { SqliteDb as Db } from '../src/store/database.js';
+import { MIRROR_PAGE_SIZE, type SqliteDb as Db } from '../src/store/database.js';
 import { connectionOf } from '../src/store/handle.js';
 import { encodeRows } from '../src/store/task-pages.js';
 import { since } from './harness.js';
@@ -162,6 +162,8 @@ export async function rawInsertCost(
   const dir = mkdtempSync(join(tmpdir(), 'projmirror-raw-'));
   const db = new Database(join(dir, 'raw.sqlite')) as Db;
   try {
+    // The mirror's page size: the floor gets every saving the mirror's file settings give.
+    db.pragma(`page_size = ${MIRROR_PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec(PLAIN_TABLES);

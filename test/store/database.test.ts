@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { StoreError, UsageError } from '../../src/domain/index.js';
-import { APPLICATION_ID, openDatabase, readSchema } from '../../src/store/database.js';
+import {
+  APPLICATION_ID,
+  MIRROR_PAGE_SIZE,
+  openDatabase,
+  readSchema,
+} from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { tempDatabase, tempDir } from '../fixtures/db.js';
 
@@ -29,6 +34,23 @@ describe('openDatabase', () => {
       expect.arrayContaining(['projects', 'tasks', 'task_assignees', 'members', 'resources']),
     );
     expect(tables).toEqual(expect.arrayContaining(['dependencies', 'task_history', 'outbox']));
+  });
+
+  it('makes a new mirror with 16 KiB pages, and keeps the pages of one made before', () => {
+    const { db } = tempDatabase();
+    expect(MIRROR_PAGE_SIZE).toBe(16_384);
+    expect(db.pragma('page_size', { simple: true })).toBe(MIRROR_PAGE_SIZE);
+    const older = join(tempDir(), 'older.sqlite');
+    const before = new Database(older);
+    before.pragma('journal_mode = WAL');
+    before.exec(readSchema());
+    before.pragma(`user_version = ${SCHEMA_VERSION}`);
+    before.prepare(`INSERT INTO outbox (op, project_id) VALUES ('task.delete', 'p1')`).run();
+    before.close();
+    const reopened = openDatabase(older);
+    expect(reopened.pragma('page_size', { simple: true })).toBe(4_096);
+    expect(reopened.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(1);
+    reopened.close();
   });
 
   it('reopens an existing mirror without reapplying the schema', () => {
