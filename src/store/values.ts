@@ -87,8 +87,20 @@ export function historyText(value: unknown): string | null {
 export function assigneesOf(task: JsonObject): string[] {
   const ids = task['assigneeIds'];
   if (!Array.isArray(ids)) return [];
+  // Most lists come unique and sorted already: one copy, instead of a filter, a set and a sort.
+  if (isSortedSet(ids)) return ids.slice() as string[];
   const unique = new Set(ids.filter((id): id is string => typeof id === 'string'));
   return [...unique].sort();
+}
+
+/** True for strings in strictly ascending order, as the default sort orders them. */
+function isSortedSet(items: readonly unknown[]): boolean {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item !== 'string') return false;
+    if (i > 0 && !((items[i - 1] as string) < item)) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dateColumn, timestampColumn } from '../../src/store/values.js';
+import { assigneesOf, dateColumn, timestampColumn } from '../../src/store/values.js';
 
 describe('typed columns', () => {
   it('keeps a calendar date, nothing else', () => {
@@ -89,5 +89,27 @@ describe('typed columns', () => {
       }),
       { seed: 20261124, numRuns: 2000 },
     );
+  });
+
+  it('reads assignees as a sorted set of strings, whatever order, repeats or types come', () => {
+    // The oracle: the definition before the quick path for lists already sorted and unique.
+    const oracle = (items: unknown[]) =>
+      [...new Set(items.filter((id): id is string => typeof id === 'string'))].sort();
+    const id = fc.constantFrom('m_1', 'm_10', 'm_2', 'M_1', 'm_é', '', 'm_1 ');
+    const item = fc.oneof({ weight: 6, arbitrary: id }, fc.integer(), fc.constant(null));
+    const list = fc.oneof(
+      fc.array(item, { maxLength: 6 }),
+      fc.uniqueArray(id, { maxLength: 6 }).map((ids) => ids.sort()),
+    );
+    fc.assert(
+      fc.property(list, (items) => {
+        const task = { id: 't_1', assigneeIds: items };
+        const read = assigneesOf(task);
+        expect(read).toEqual(oracle(items));
+        expect(read).not.toBe(items);
+      }),
+      { seed: 20261125, numRuns: 2000 },
+    );
+    expect(assigneesOf({ id: 't_1', assigneeIds: 'm_1' })).toEqual([]);
   });
 });
