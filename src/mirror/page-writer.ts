@@ -1,8 +1,8 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
-import { StoreError, type Task } from '../domain/index.js';
+import type { Task } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
 import type { MirrorPort } from '../store/port.js';
-import type { KeptPage } from '../store/task-pages.js';
+import { keptPageMissing, type KeptPage } from '../store/task-pages.js';
 import { rowsOfKept, taskRows, type TaskRows } from '../store/task-rows.js';
 
 /** The kept copy of a page, which must be there. */
@@ -13,7 +13,7 @@ export async function keptPage(
   page: number,
 ): Promise<KeptPage> {
   const kept = await store.taskPages.get(projectId, pageSize, page);
-  if (kept === undefined) throw new StoreError(`kept page ${page} of ${projectId} is missing`);
+  if (kept === undefined) throw keptPageMissing(projectId, page);
   return kept;
 }
 

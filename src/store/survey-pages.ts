@@ -8,8 +8,8 @@
  * one statement, which PostgreSQL runs in one snapshot on its own. SQLite has no round trips to
  * save: it takes the snapshot path.
  */
-import { StoreError } from '../domain/index.js';
 import type { Db } from './database.js';
+import { keptPageMissing } from './task-pages.js';
 
 /** What surveying one kept page found. */
 export interface PageSurvey {
@@ -44,7 +44,7 @@ export class SurveyPages {
       guarded: [...guarded],
     })) as { kept: number; repeated: string | null; differs: number };
     // The session reads booleans as SQLite does: 1 and 0.
-    if (found.kept !== 1) throw new StoreError(`kept page ${page} of ${projectId} is missing`);
+    if (found.kept !== 1) throw keptPageMissing(projectId, page);
     return { repeated: found.repeated ?? undefined, differs: found.differs === 1 };
   }
 }

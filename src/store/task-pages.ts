@@ -2,7 +2,13 @@
  * The kept pages of list tasks (`task_pages`): each page's ETag with the rows it stood for. A 304
  * reuses them, an interrupted pass resumes from them, and a pass's final commit streams them.
  */
+import { StoreError } from '../domain/index.js';
 import type { Db } from './database.js';
+
+/** The error of a kept page a pass needs and the mirror no longer holds. */
+export function keptPageMissing(projectId: string, page: number): StoreError {
+  return new StoreError(`kept page ${page} of ${projectId} is missing`);
+}
 
 /** What is known of a kept page without reading its rows. */
 export interface KeptPageHead {

@@ -138,6 +138,27 @@ describe('the survey of kept pages', () => {
     // The cases reached every outcome.
     expect(repeated).toBeGreaterThan(10);
     expect(differing).toBeGreaterThan(10);
+
+    // A kept page the mirror no longer holds is one error, the same on both engines.
+    for (const [index, db] of [sqliteDb, pgDb].entries()) {
+      const store = stores[index]!;
+      for (const table of ['seen_tasks', 'task_pages']) await db.exec(`DELETE FROM ${table}`);
+      await store.taskPages.put('p1', PAGE_SIZE, 1, '"e1"', [JSON.stringify(task('t1', 0))], AT);
+      const surveyed = survey(store, {
+        projectId: 'p1',
+        project: { id: 'p1', name: 'P' } as never,
+        projectEtag: undefined,
+        backfill: false,
+        pageSize: PAGE_SIZE,
+        lastPage: 2,
+        totalCount: 0,
+        lists: { members: [], resources: [], dependencies: [] },
+        guard: new PassGuard(),
+      });
+      await expect(surveyed).rejects.toThrow(
+        expect.objectContaining({ name: 'StoreError', message: 'kept page 2 of p1 is missing' }),
+      );
+    }
     sqliteDb.close();
   });
 });
