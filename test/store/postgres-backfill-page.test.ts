@@ -6,7 +6,7 @@
  * path's outcome. Statements are counted by the server (`pg_stat_statements`).
  */
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { NotHeldError, type ProjectFence, type Task } from '../../src/domain/index.js';
 import { MirrorWriter } from '../../src/mirror/index.js';
 import type { BackfillPage } from '../../src/mirror/writer.js';
@@ -73,6 +73,8 @@ async function statements(): Promise<{ atOnce: number; begin: number }> {
 /** A writer on a new connection; `begin` starts the project's backfill. */
 async function mirror(claims?: ProjectFence, begin = true) {
   const db = await openConnection({ db: url }, 'write');
+  // Closed however the test ends: a failed assertion does not leak the connection.
+  onTestFinished(() => db.close());
   const store = new MirrorStore(db);
   const writer = new MirrorWriter(store, new FakeClock(), claims);
   const tally = newTally();
@@ -89,7 +91,7 @@ describe('a backfill page on PostgreSQL', () => {
   });
 
   it('of new tasks is one statement, no transaction, and writes what a transaction would', async () => {
-    const { db, store, writer, tally, read } = await mirror();
+    const { store, writer, tally, read } = await mirror();
     // The first page's fields are new to the catalogue: it takes the transaction, which notes them.
     expect(
       await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally),
@@ -134,7 +136,6 @@ describe('a backfill page on PostgreSQL', () => {
         { field: 'assigneeIds', value_type: 'json' },
       ]),
     );
-    db.close();
   });
 
   it('of a daemon holding the lease is one statement too, the lease checked in it', async () => {
@@ -148,7 +149,7 @@ describe('a backfill page on PostgreSQL', () => {
         return Promise.resolve();
       },
     };
-    const { db, writer, tally, read } = await mirror(fence);
+    const { writer, tally, read } = await mirror(fence);
     await admin.query(
       `INSERT INTO projmirror.project_leases (project_id, daemon_id, acquired_at, expires_at)
        VALUES ('p1', $1, now(), now() + interval '1 hour')`,
@@ -172,11 +173,10 @@ describe('a backfill page on PostgreSQL', () => {
     );
     expect(await statements()).toMatchObject({ atOnce: 1, begin: 1 });
     expect(await read(`SELECT id FROM tasks WHERE id = 't4'`)).toEqual([]);
-    db.close();
   });
 
   it('holding a task the mirror has goes the transactional way and updates it', async () => {
-    const { db, store, writer, tally, read } = await mirror();
+    const { store, writer, tally, read } = await mirror();
     await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
     // A resumed backfill reads again a task written before (a new read: nothing seen yet).
     await store.seenTasks.clear('p1');
@@ -191,11 +191,10 @@ describe('a backfill page on PostgreSQL', () => {
       { id: 't2', name: 'Renamed' },
       { id: 't3', name: 'Task t3' },
     ]);
-    db.close();
   });
 
   it('repeating a task seen before in the read returns the problem, as the transaction does', async () => {
-    const { db, writer, tally, read } = await mirror();
+    const { writer, tally, read } = await mirror();
     await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
     await writer.backfillPage('p1', rows(task('t3')), page(2), tally);
     expect(await writer.backfillPage('p1', rows(task('t4'), task('t3')), page(3), tally)).toBe(
@@ -206,7 +205,6 @@ describe('a backfill page on PostgreSQL', () => {
     expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual(
       ['t1', 't2', 't3'].map((id) => ({ id })),
     );
-    db.close();
   });
 
   it('whose lease is not held writes nothing and fails as the fence does', async () => {
@@ -216,8 +214,7 @@ describe('a backfill page on PostgreSQL', () => {
     };
     const setup = await mirror();
     await setup.writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), setup.tally);
-    setup.db.close();
-    const { db, writer, tally, read } = await mirror(fence, false);
+    const { writer, tally, read } = await mirror(fence, false);
     await admin.query('SELECT pg_stat_statements_reset()');
     await expect(writer.backfillPage('p1', rows(task('t3')), page(2), tally)).rejects.toThrow(
       NotHeldError,
@@ -225,6 +222,5 @@ describe('a backfill page on PostgreSQL', () => {
     expect((await statements()).atOnce).toBe(1);
     expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
     expect(await read('SELECT max(page) AS page FROM task_pages')).toEqual([{ page: 1 }]);
-    db.close();
   });
 });
