@@ -163,18 +163,18 @@ async function openStore(
     });
   }
   const db = options.db;
+  // One line for the store's units and the leases' statements: the connection is one.
   const queue = new SerialQueue();
-  const serially = <T>(work: () => Promise<T>) => queue.run(work);
   const keeper = isSharedMirror(db)
     ? await LeaseKeeper.start({
         coordination: new Coordination(db),
         ...leaseSettings,
         logger: options.logger.child({ subsystem: 'leases' }),
-        serially,
+        serially: (work) => queue.run(work),
       })
     : undefined;
   const store = inlineStore(db, { clock, keeper, queue });
-  return { store, leases: keeper ? leasesOf(keeper, serially) : undefined };
+  return { store, leases: keeper ? leasesOf(keeper) : undefined };
 }
 
 async function wire(

@@ -82,7 +82,8 @@ export class LeaseKeeper implements ProjectFence {
   private readonly givenBack = new Map<string, number>();
   private readonly acquiredListeners = new Set<(projectIds: string[]) => void>();
   private readonly heartbeatListeners = new Set<() => void>();
-  private readonly serially: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Runs work on the connection's line (`LeaseKeeperOptions.serially`): see `leasesOf`. */
+  readonly serially: <T>(work: () => Promise<T>) => Promise<T>;
 
   private constructor(options: LeaseKeeperOptions) {
     this.coordination = options.coordination;
@@ -278,11 +279,12 @@ export class LeaseKeeper implements ProjectFence {
   }
 }
 
-/** The leases of a keeper on this thread, as the engines hold them. */
-export function leasesOf(
-  keeper: LeaseKeeper,
-  serially: <T>(work: () => Promise<T>) => Promise<T>,
-): Leases {
+/**
+ * The leases of a keeper on this thread, as the engines hold them: each statement on the
+ * keeper's own line, the one its renewals take.
+ */
+export function leasesOf(keeper: LeaseKeeper): Leases {
+  const serially = keeper.serially;
   return {
     holder: keeper.holder,
     leaseMs: keeper.snapshot().leaseMs,
