@@ -5,6 +5,7 @@
  * transaction. A new field marks the views for refresh, which the next pass commit does.
  */
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 
 /** A record kind of `data_fields`: the mirrored table its records live in. */
 export type FieldKind = 'projects' | 'tasks' | 'members' | 'resources' | 'dependencies';
@@ -65,14 +66,25 @@ export function fieldShapes(records: ReadonlyArray<object>): FieldShape[] {
 export class FieldCatalog {
   private readonly db: Db;
   private readonly insertStmt;
+  private readonly sqlite: boolean;
   /** Record kind -> field -> value kinds. */
   private known: Map<string, Map<string, Set<string>>> | undefined;
   private grown = false;
 
   constructor(db: Db) {
     this.db = db;
+    this.sqlite = dialectOf(db) === 'sqlite';
+    // The new fields of a write in one statement (one round trip to a PostgreSQL server, not one
+    // a field): SQLite takes them as one JSON array of pairs, PostgreSQL as two arrays.
     this.insertStmt = db.prepare(
-      `INSERT INTO data_fields (record_kind, field, value_type, first_seen_at) VALUES (?, ?, ?, ?)
+      `INSERT INTO data_fields (record_kind, field, value_type, first_seen_at)
+       ${
+         this.sqlite
+           ? `SELECT @kind, json_extract(value, '$[0]'), json_extract(value, '$[1]'), @at
+              FROM json_each(@shapes) WHERE true`
+           : `SELECT @kind, s.field, s.type, @at
+              FROM unnest(@fields::text[], @types::text[]) AS s (field, type)`
+       }
        ON CONFLICT DO NOTHING`,
     );
   }
@@ -88,16 +100,24 @@ export class FieldCatalog {
   /** `note` for the shapes of records (`fieldShapes`), found where they were parsed. */
   async noteShapes(kind: FieldKind, shapes: readonly FieldShape[], at: string): Promise<void> {
     const fields = await this.fieldsOf(kind);
-    for (const [field, type] of shapes) {
+    const fresh: FieldShape[] = [];
+    for (const shape of shapes) {
+      const [field, type] = shape;
       let types = fields.get(field);
       if (types === undefined) fields.set(field, (types = new Set()));
       if (types.has(type)) continue;
       types.add(type);
-      await this.insertStmt.run(kind, field, type, at);
-      // New to this connection: written here, or by another connection since the load (whose
-      // views this connection's next commit makes sure of too).
-      this.grown = true;
+      fresh.push(shape);
     }
+    if (fresh.length === 0) return;
+    await this.insertStmt.run(
+      this.sqlite
+        ? { kind, at, shapes: JSON.stringify(fresh) }
+        : { kind, at, fields: fresh.map(([field]) => field), types: fresh.map(([, type]) => type) },
+    );
+    // New to this connection: written here, or by another connection since the load (whose
+    // views this connection's next commit makes sure of too).
+    this.grown = true;
   }
 
   /** True when `shapes` of `kind` hold a field or kind of value this connection does not know. */

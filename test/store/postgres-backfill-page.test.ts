@@ -96,6 +96,11 @@ describe('a backfill page on PostgreSQL', () => {
     expect(
       await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally),
     ).toBeUndefined();
+    // The project's fields, then the tasks': one statement each, not one a field.
+    const { rows: noted } = await admin.query<{ calls: string }>(
+      `SELECT calls FROM pg_stat_statements WHERE query LIKE 'INSERT INTO data_fields%'`,
+    );
+    expect(noted.map((row) => Number(row.calls))).toEqual([2]);
     await admin.query('SELECT pg_stat_statements_reset()');
     const next = rows(task('t3', { assigneeIds: ['m1', 'm2'] }), task('t4', { assigneeIds: [] }));
     expect(await writer.backfillPage('p1', next, page(2), tally)).toBeUndefined();
