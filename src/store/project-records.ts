@@ -1,6 +1,7 @@
 /** The per-project lists read whole on every pass: `members`, `resources` and `dependencies`. */
 import type { JsonObject } from '../domain/index.js';
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 import { sameJson, textColumn } from './values.js';
 import type { WriteContext } from './write-context.js';
 
@@ -31,6 +32,8 @@ export class ProjectRecordsRepository {
   private readonly listStmt;
   private readonly dataStmt;
   private readonly putStmt;
+  /** PostgreSQL: the records a pass writes, in one statement (one round trip, not one each). */
+  private readonly putAllStmt;
   private readonly deleteStmt;
 
   constructor(db: Db, kind: RecordKind) {
@@ -51,6 +54,16 @@ export class ProjectRecordsRepository {
        VALUES (?, ?, ${columns.map(() => '?').join(', ')}, ?, ?)
        ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')}`,
     );
+    this.putAllStmt =
+      dialectOf(db) === 'postgres'
+        ? db.prepare(
+            `INSERT INTO ${kind} (project_id, id, ${columns.join(', ')}, data, synced_at)
+             SELECT @projectId, r.id, ${columns.map((c) => `r.${c}`).join(', ')}, r.data::jsonb, @at
+             FROM unnest(@ids::text[], ${columns.map((_, i) => `@column${i}::text[]`).join(', ')},
+               @data::text[]) AS r (id, ${columns.join(', ')}, data)
+             ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')}`,
+          )
+        : undefined;
     this.deleteStmt = db.prepare(`DELETE FROM ${kind} WHERE project_id = ? AND id = ?`);
   }
 
@@ -72,10 +85,40 @@ export class ProjectRecordsRepository {
     data: string,
     context: WriteContext,
   ): Promise<void> {
-    const typed = this.fields.map((field) => textColumn(record[field]));
-    await this.putStmt.run(projectId, record.id, ...typed, data, context.at);
-    await context.fields.note(this.kind, [record], context.at);
-    context.tally.rows += 1;
+    await this.putAll(projectId, [{ record, data }], context);
+  }
+
+  /**
+   * Writes records (each inserted or replaced), their fields noted once. SQLite: a statement
+   * each, answered at once; PostgreSQL: one statement for them all.
+   */
+  private async putAll(
+    projectId: string,
+    writes: ReadonlyArray<{ record: IdentifiedRecord; data: string }>,
+    context: WriteContext,
+  ): Promise<void> {
+    if (writes.length === 0) return;
+    const typed = (record: IdentifiedRecord) =>
+      this.fields.map((field) => textColumn(record[field]));
+    if (this.putAllStmt !== undefined && writes.length > 1) {
+      const columns = Object.fromEntries(
+        this.fields.map((_, i) => [`column${i}`, writes.map(({ record }) => typed(record)[i])]),
+      );
+      await this.putAllStmt.run({
+        projectId,
+        at: context.at,
+        ids: writes.map(({ record }) => record.id),
+        data: writes.map(({ data }) => data),
+        ...columns,
+      });
+    } else {
+      for (const { record, data } of writes) {
+        await this.putStmt.run(projectId, record.id, ...typed(record), data, context.at);
+      }
+    }
+    const records = writes.map(({ record }) => record);
+    await context.fields.note(this.kind, records, context.at);
+    context.tally.rows += writes.length;
   }
 
   /** Deletes one record; true if it was there. */
@@ -98,14 +141,17 @@ export class ProjectRecordsRepository {
   ): Promise<string[]> {
     const touched: string[] = [];
     const held = await this.dataById(projectId);
+    // By id, the last copy of a record listed twice: as writing them one by one would leave it.
+    const writes = new Map<string, { record: IdentifiedRecord; data: string }>();
     for (const record of records) {
       const data = JSON.stringify(record);
       if (!keep.has(record.id) && !sameJson(held.get(record.id), data)) {
-        await this.put(projectId, record, data, context);
-        touched.push(record.id);
+        writes.set(record.id, { record, data });
       }
       held.delete(record.id);
     }
+    await this.putAll(projectId, [...writes.values()], context);
+    touched.push(...writes.keys());
     for (const id of held.keys()) {
       if (!keep.has(id) && (await this.remove(projectId, id, context))) touched.push(id);
     }

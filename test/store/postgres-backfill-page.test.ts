@@ -18,6 +18,8 @@ import { newTally } from '../../src/store/write-context.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { startPostgres } from '../fixtures/postgres.js';
 
+const AT = '2026-11-25T10:00:00.000Z';
+
 const project = { id: 'p1', name: 'P', active: true, readOnlyReason: null };
 
 const task = (id: string, over: Partial<Task> = {}): Task => ({
@@ -227,5 +229,55 @@ describe('a backfill page on PostgreSQL', () => {
     expect((await statements()).atOnce).toBe(1);
     expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
     expect(await read('SELECT max(page) AS page FROM task_pages')).toEqual([{ page: 1 }]);
+  });
+});
+
+describe("a pass's lists on PostgreSQL", () => {
+  it('are written in one statement for all their records, each column in its place', async () => {
+    const { store, read } = await mirror();
+    const context = { at: AT, history: false, tally: newTally(), fields: store.fields };
+    await admin.query('SELECT pg_stat_statements_reset()');
+    const members = [
+      { id: 'm1', name: 'Ann', kind: 'person', rate: 80 },
+      { id: 'm2', name: 'Bot', kind: 'integration' },
+      { id: 'm3', name: null },
+    ];
+    expect(await store.records.members.replace('p1', members, context)).toEqual(['m1', 'm2', 'm3']);
+    const dependencies = [
+      { id: 'd1', predecessorId: 't1', successorId: 't2', type: 'FS' },
+      { id: 'd2', predecessorId: 't2', successorId: 't3' },
+    ];
+    expect(await store.records.dependencies.replace('p1', dependencies, context)).toEqual([
+      'd1',
+      'd2',
+    ]);
+    const { rows: calls } = await admin.query<{ query: string; calls: string }>(
+      `SELECT query, calls FROM pg_stat_statements WHERE query LIKE 'INSERT INTO %'`,
+    );
+    const writes = (table: string) =>
+      calls
+        .filter((row) => row.query.startsWith(`INSERT INTO ${table} `))
+        .reduce((sum, row) => sum + Number(row.calls), 0);
+    expect([writes('members'), writes('dependencies')]).toEqual([1, 1]);
+    expect(context.tally.rows).toBe(5);
+    const held = (await read(
+      'SELECT id, name, kind, data::text AS data FROM members ORDER BY id',
+    )) as Array<{ data: string }>;
+    expect(held.map((row) => ({ ...row, data: JSON.parse(row.data) as unknown }))).toEqual(
+      members.map((m) => ({ id: m.id, name: m.name, kind: m.kind ?? null, data: m })),
+    );
+    expect(
+      await read('SELECT id, predecessor_id, successor_id, type FROM dependencies ORDER BY id'),
+    ).toEqual([
+      { id: 'd1', predecessor_id: 't1', successor_id: 't2', type: 'FS' },
+      { id: 'd2', predecessor_id: 't2', successor_id: 't3', type: null },
+    ]);
+    // A second pass: one record changed, one gone, one as it was.
+    const again = [members[0]!, { ...members[1]!, name: 'Bot 2' }];
+    expect(await store.records.members.replace('p1', again, context)).toEqual(['m2', 'm3']);
+    expect(await read('SELECT id, name FROM members ORDER BY id')).toEqual([
+      { id: 'm1', name: 'Ann' },
+      { id: 'm2', name: 'Bot 2' },
+    ]);
   });
 });
