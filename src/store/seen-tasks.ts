@@ -110,14 +110,18 @@ export class SeenTasks {
    */
   private async allNew(projectId: string, ids: string | string[], count: number): Promise<boolean> {
     await this.db.exec('SAVEPOINT seen_page');
-    let kept = false;
+    let changes: number;
     try {
-      const { changes } = await this.markNewStmt!.run({ projectId, ids });
-      kept = changes === count;
-      return kept;
-    } finally {
-      await this.db.exec(kept ? 'RELEASE seen_page' : 'ROLLBACK TO seen_page; RELEASE seen_page');
+      ({ changes } = await this.markNewStmt!.run({ projectId, ids }));
+    } catch (error) {
+      // The statement's own error is the one to report: after some (an I/O error, no memory)
+      // SQLite has ended the transaction, savepoint and all, and undoing it fails as well.
+      await this.db.exec('ROLLBACK TO seen_page; RELEASE seen_page').catch(() => undefined);
+      throw error;
     }
+    const kept = changes === count;
+    await this.db.exec(kept ? 'RELEASE seen_page' : 'ROLLBACK TO seen_page; RELEASE seen_page');
+    return kept;
   }
 
   /** How many task ids the project's pass has seen. */

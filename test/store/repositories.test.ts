@@ -93,6 +93,32 @@ describe('MirrorStore.transaction', () => {
   });
 });
 
+describe('SeenTasks.markAll', () => {
+  it("notes a page, finds a repeat, and fails with the statement's own error", async () => {
+    const { db, store: s } = await store();
+    await s.transaction(async () => {
+      expect(await s.seenTasks.markAll('p1', ['t1', 't2'])).toBeUndefined();
+      expect(await s.seenTasks.markAll('p1', ['t3', 't2', 't4'])).toBe('t2');
+      expect(await s.seenTasks.markAll('p1', ['t5', 't5'])).toBe('t5');
+    });
+    // The page with a repeat kept its other ids, as the statement that finds the repeat does.
+    expect(await s.seenTasks.count('p1')).toBe(5);
+    // A TEMP database that cannot grow: the insert's SQLITE_FULL comes through as it is, and
+    // the store's transactions go on.
+    const pages = db.pragma('temp.page_count', { simple: true }) as number;
+    db.pragma(`temp.max_page_count = ${pages}`);
+    const many = Array.from({ length: 2_000 }, (_, i) => `t${1_000 + i}`);
+    await expect(s.transaction(() => s.seenTasks.markAll('p1', many))).rejects.toMatchObject({
+      code: 'SQLITE_FULL',
+    });
+    db.pragma('temp.max_page_count = 1073741823');
+    await s.transaction(async () => {
+      expect(await s.seenTasks.markAll('p1', ['t6'])).toBeUndefined();
+    });
+    expect(await s.seenTasks.count('p1')).toBe(6);
+  });
+});
+
 describe('ProjectRecordsRepository', () => {
   it('replaces a list writing only what changed, leaving the ids it is told to keep', async () => {
     const { db, store: s, context } = await store();
