@@ -85,13 +85,12 @@ async function mirror(claims?: ProjectFence, begin = true) {
   return { db, store, writer, tally, read };
 }
 
-describe('a backfill page on PostgreSQL', () => {
-  beforeEach(async () => {
-    await admin.query(
-      'DROP SCHEMA IF EXISTS projmirror CASCADE; SELECT pg_stat_statements_reset()',
-    );
-  });
+// Each test starts from an empty mirror and no statement counted.
+beforeEach(async () => {
+  await admin.query('DROP SCHEMA IF EXISTS projmirror CASCADE; SELECT pg_stat_statements_reset()');
+});
 
+describe('a backfill page on PostgreSQL', () => {
   it('of new tasks is one statement, no transaction, and writes what a transaction would', async () => {
     const { store, writer, tally, read } = await mirror();
     // The first page's fields are new to the catalogue: it takes the transaction, which notes them.
