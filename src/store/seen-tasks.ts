@@ -21,6 +21,9 @@ export const PG_SESSION_TABLES: readonly string[] = [SEEN_TASKS_DDL];
 const UNSEEN = `project_id = @projectId
   AND NOT EXISTS (SELECT 1 FROM seen_tasks s WHERE s.project_id = @projectId AND s.id = tasks.id)`;
 
+/** Rolls back `SeenTasks.allNew`'s insert: a page held an id that was not new. Never escapes. */
+const NOT_ALL_NEW = Symbol('not all new');
+
 /** The set of task ids read by the pass in hand, per project. */
 export class SeenTasks {
   private readonly clearStmt;
@@ -90,7 +93,7 @@ export class SeenTasks {
   async markAll(projectId: string, taskIds: readonly string[]): Promise<string | undefined> {
     // SQLite takes the page's ids as one JSON array, PostgreSQL as an array parameter.
     const ids = this.sqlite ? JSON.stringify(taskIds) : [...taskIds];
-    if (this.sqlite && (await this.allNew(projectId, ids, taskIds.length))) return undefined;
+    if (await this.allNew(projectId, ids, taskIds.length)) return undefined;
     const added = (await this.markAllStmt.pluck().all({ projectId, ids })) as string[];
     if (added.length === taskIds.length) return undefined;
     const fresh = new Set(added);
@@ -104,24 +107,22 @@ export class SeenTasks {
 
   /**
    * SQLite: notes the ids and keeps them if every one was new (a page nearly always), without
-   * returning them, which cost a third of the statement; otherwise undoes the insert (a
-   * savepoint of its own, inside the caller's transaction or alone), for `markAll` to find the
-   * id that was not new.
+   * returning them, which cost a third of the statement; otherwise undoes the insert (the
+   * connection's own nested transaction: a savepoint inside the caller's), for `markAll` to find
+   * the id that was not new.
    */
   private async allNew(projectId: string, ids: string | string[], count: number): Promise<boolean> {
-    await this.db.exec('SAVEPOINT seen_page');
-    let changes: number;
+    const stmt = this.markNewStmt;
+    if (stmt === undefined) return false;
     try {
-      ({ changes } = await this.markNewStmt!.run({ projectId, ids }));
+      return await this.db.transaction(async () => {
+        if ((await stmt.run({ projectId, ids })).changes !== count) throw NOT_ALL_NEW;
+        return true;
+      });
     } catch (error) {
-      // The statement's own error is the one to report: after some (an I/O error, no memory)
-      // SQLite has ended the transaction, savepoint and all, and undoing it fails as well.
-      await this.db.exec('ROLLBACK TO seen_page; RELEASE seen_page').catch(() => undefined);
+      if (error === NOT_ALL_NEW) return false;
       throw error;
     }
-    const kept = changes === count;
-    await this.db.exec(kept ? 'RELEASE seen_page' : 'ROLLBACK TO seen_page; RELEASE seen_page');
-    return kept;
   }
 
   /** How many task ids the project's pass has seen. */
