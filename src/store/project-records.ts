@@ -98,11 +98,10 @@ export class ProjectRecordsRepository {
     context: WriteContext,
   ): Promise<void> {
     if (writes.length === 0) return;
-    const typed = (record: IdentifiedRecord) =>
-      this.fields.map((field) => textColumn(record[field]));
+    const typed = writes.map(({ record }) => this.fields.map((field) => textColumn(record[field])));
     if (this.putAllStmt !== undefined && writes.length > 1) {
       const columns = Object.fromEntries(
-        this.fields.map((_, i) => [`column${i}`, writes.map(({ record }) => typed(record)[i])]),
+        this.fields.map((_, i) => [`column${i}`, typed.map((values) => values[i])]),
       );
       await this.putAllStmt.run({
         projectId,
@@ -112,8 +111,8 @@ export class ProjectRecordsRepository {
         ...columns,
       });
     } else {
-      for (const { record, data } of writes) {
-        await this.putStmt.run(projectId, record.id, ...typed(record), data, context.at);
+      for (const [i, { record, data }] of writes.entries()) {
+        await this.putStmt.run(projectId, record.id, ...typed[i]!, data, context.at);
       }
     }
     const records = writes.map(({ record }) => record);
