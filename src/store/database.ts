@@ -70,10 +70,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteDb 
       // The TEMP table of ids seen by a pass would otherwise grow SQLite's cache to its default
       // 16 MiB on large projects: 1 MiB keeps a pass's memory flat whatever the project's size.
       db.pragma(`temp.cache_size = -${TEMP_CACHE_KIB}`);
-      // Before WAL mode writes the file's first page: a page size holds only in an empty file.
-      if (db.pragma('page_count', { simple: true }) === 0) {
-        db.pragma(`page_size = ${MIRROR_PAGE_SIZE}`);
-      }
+      // Before WAL mode writes the file's first page. SQLite applies it only to an empty file;
+      // a mirror made before keeps its pages.
+      db.pragma(`page_size = ${MIRROR_PAGE_SIZE}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
