@@ -3,7 +3,13 @@ import type { Task } from '../../src/domain/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import { declaredType } from '../../src/store/wide-views.js';
 import Database from 'better-sqlite3';
-import { DEFERRED_INDEXES, DEFERRED_TRIGGERS } from '../../src/store/deferred-objects.js';
+import {
+  DEFERRED_INDEXES,
+  DEFERRED_TRIGGERS,
+  DeferredObjects,
+  INDEX_BUILD_CACHE_KIB,
+} from '../../src/store/deferred-objects.js';
+import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { openDatabase } from '../../src/store/database.js';
 import { put, setup } from '../mirror/helpers.js';
 
@@ -339,6 +345,38 @@ describe('secondary indexes and the full-text insert trigger of a cold sync', ()
     expect(during).toEqual([[...deferred].sort()]);
     expect(searchTasks(db, 'zebra')).toEqual(['p0-a', 'p0-b']);
     db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+  });
+
+  it('are built under a bounded page cache, which gets its size back after, even when a build fails', async () => {
+    // An index build sorts in memory up to the cache's size: bounded, a large project's cold
+    // sync peaks no higher at its commit than during its pages (benchmark 5).
+    const { db } = setup();
+    db.pragma('cache_size = -12345');
+    const cacheSize = () => db.pragma('main.cache_size', { simple: true });
+    const built: Array<[string, unknown]> = [];
+    let failAt: string | undefined = undefined;
+    class Watched extends SqliteConnection {
+      override async exec(sql: string): Promise<void> {
+        const index = /^CREATE (?:INDEX|TRIGGER) IF NOT EXISTS (\w+)/.exec(sql)?.[1];
+        if (index !== undefined) {
+          built.push([index, cacheSize()]);
+          if (index === failAt) throw new Error('no room left');
+        }
+        await super.exec(sql);
+      }
+    }
+    const objects = new DeferredObjects(new Watched(db));
+    await objects.deferIfEmpty();
+    expect(present(db)).toEqual([]);
+    await objects.restore();
+    expect(built).toEqual(deferred.map((name) => [name, -INDEX_BUILD_CACHE_KIB]));
+    expect(present(db)).toEqual([...deferred].sort());
+    expect(cacheSize()).toBe(-12345);
+
+    await objects.deferIfEmpty();
+    failAt = DEFERRED_INDEXES[1];
+    await expect(objects.restore()).rejects.toThrow('no room left');
+    expect(cacheSize()).toBe(-12345);
   });
 
   it('are built when the backfill that deferred them fails', async () => {
