@@ -1,7 +1,7 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
 import type { Task } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
-import type { MirrorPort } from '../store/port.js';
+import type { MirrorPort, PageProblem } from '../store/port.js';
 import { keptPageMissing, type KeptPage } from '../store/task-pages.js';
 import { rowsOfKept, taskRows, type TaskRows } from '../store/task-rows.js';
 
@@ -27,20 +27,19 @@ export async function keptRows(
   return rowsOfKept((await keptPage(store, projectId, pageSize, page)).rows);
 }
 
+/** A page as the pager read it: its rows (answered 200), or none (304: its kept copy stands). */
+export type PageRead =
+  | { page: number; notModified: false; etag: string | undefined; rows: Task[]; totalCount: number }
+  | { page: number; notModified: true; totalCount: number | undefined };
+
 /**
- * Takes each page as the pager reads it; each method resolves with the problem when a task of the
- * page was already seen in this read (the collection moved), else undefined.
+ * Takes the pages as the pager reads them, in read order, up to `pagesPerWrite` at a time;
+ * `write` resolves with the page and problem when a task of one was already seen in this read
+ * (the collection moved), else undefined.
  */
 export interface PageWriter {
-  /** A page answered 200: its rows, with their ETag and `X-Total-Count`. */
-  received(
-    page: number,
-    etag: string | undefined,
-    rows: Task[],
-    totalCount: number,
-  ): Promise<string | undefined>;
-  /** A page answered 304: its kept copy stands. */
-  reused(page: number, totalCount: number | undefined): Promise<string | undefined>;
+  readonly pagesPerWrite: number;
+  write(pages: readonly PageRead[]): Promise<PageProblem | undefined>;
 }
 
 /** Where the pages of one project's pass go. */
@@ -52,48 +51,59 @@ export interface PageTarget {
 
 /** Later passes: a page is only kept; the pass's commit applies every page at once. */
 export class StagingWriter implements PageWriter {
+  readonly pagesPerWrite = 1;
   private readonly target: PageTarget;
 
   constructor(target: PageTarget) {
     this.target = target;
   }
 
-  async received(page: number, etag: string | undefined, rows: Task[]): Promise<undefined> {
+  async write(pages: readonly PageRead[]): Promise<undefined> {
     const { mirror, projectId, pageSize } = this.target;
-    const texts = rows.map((task) => JSON.stringify(task));
-    await mirror.stagePage(projectId, { pageSize, page, etag }, texts);
+    for (const read of pages) {
+      // A 304's kept copy stands as it is.
+      if (read.notModified) continue;
+      const texts = read.rows.map((task) => JSON.stringify(task));
+      await mirror.stagePage(projectId, { pageSize, page: read.page, etag: read.etag }, texts);
+    }
     return undefined;
-  }
-
-  reused(): Promise<undefined> {
-    return Promise.resolve(undefined);
   }
 }
 
 /**
  * The first pass (backfill): a page is kept and applied to the mirror in one unit of work as it
  * arrives, so a large project becomes visible as it loads; no history (this is the baseline).
+ * `pagesPerWrite` pages go together where the store writes them in one round trip.
  */
 export class BackfillWriter implements PageWriter {
+  readonly pagesPerWrite: number;
   private readonly target: PageTarget;
 
-  constructor(target: PageTarget) {
+  constructor(target: PageTarget, pagesPerWrite: number) {
     this.target = target;
+    this.pagesPerWrite = pagesPerWrite;
   }
 
-  received(
-    page: number,
-    etag: string | undefined,
-    rows: Task[],
-    totalCount: number,
-  ): Promise<string | undefined> {
+  write(pages: readonly PageRead[]): Promise<PageProblem | undefined> {
     const { mirror, projectId, pageSize } = this.target;
-    return mirror.backfillPage(projectId, { pageSize, page, etag, totalCount }, taskRows(rows));
-  }
-
-  reused(page: number, totalCount: number | undefined): Promise<string | undefined> {
-    const { mirror, projectId, pageSize } = this.target;
-    const at = { pageSize, page, etag: undefined, totalCount: totalCount ?? null };
-    return mirror.backfillPage(projectId, at, undefined);
+    return mirror.backfillPages(
+      projectId,
+      pages.map((read) =>
+        read.notModified
+          ? {
+              place: {
+                pageSize,
+                page: read.page,
+                etag: undefined,
+                totalCount: read.totalCount ?? null,
+              },
+              rows: undefined,
+            }
+          : {
+              place: { pageSize, page: read.page, etag: read.etag, totalCount: read.totalCount },
+              rows: taskRows(read.rows),
+            },
+      ),
+    );
   }
 }

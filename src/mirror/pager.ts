@@ -13,8 +13,8 @@ import {
   type RemoteContext,
   type Task,
 } from '../domain/index.js';
-import type { KeptHead, MirrorPort } from '../store/port.js';
-import type { PageWriter } from './page-writer.js';
+import type { KeptHead, MirrorPort, PageProblem } from '../store/port.js';
+import type { PageRead, PageWriter } from './page-writer.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
 
 /** Request counts of a pass, shared by its attempts: HTTP requests sent, pages read. */
@@ -44,12 +44,57 @@ export interface PagerSetup {
   onProgress: ((progress: SyncProgress) => void) | undefined;
 }
 
-interface PageRead {
+/** A page read, and how many rows it stood for. */
+interface ReadResult {
+  read: PageRead;
   count: number;
   totalCount: number | undefined;
-  notModified: boolean;
-  /** The page's write to the store: the problem when one of its tasks was seen before. */
-  written: Promise<string | undefined>;
+}
+
+/**
+ * The writes of one attempt's pages, in read order: pages gather until the writer takes
+ * `pagesPerWrite` of them, and then go as one write behind the one in flight, which is awaited.
+ * So one write is in flight at most while the next pages are requested and parsed (memory stays
+ * flat), and a write's problem is known before more pages are read.
+ */
+class PageWrites {
+  private readonly writer: PageWriter;
+  private gathered: PageRead[] = [];
+  private inFlight: Promise<PageProblem | undefined> = Promise.resolve(undefined);
+
+  constructor(writer: PageWriter) {
+    this.writer = writer;
+  }
+
+  /** Takes a page read; a problem when a write ended with one (no page after it is read). */
+  async add(read: PageRead): Promise<PageProblem | undefined> {
+    this.gathered.push(read);
+    if (this.gathered.length < this.writer.pagesPerWrite) return undefined;
+    return await this.flush();
+  }
+
+  /** Every page read written and every write ended: the first problem, if any. */
+  async finish(): Promise<PageProblem | undefined> {
+    return (await this.flush()) ?? (await this.inFlight);
+  }
+
+  /** A read failed: what was read is written still, and every write has ended (errors dropped). */
+  async abandon(): Promise<void> {
+    await this.flush().catch(() => undefined);
+    await this.inFlight.catch(() => undefined);
+  }
+
+  /** Starts the gathered pages' write behind the one in flight, and awaits that one. */
+  private async flush(): Promise<PageProblem | undefined> {
+    const previous = this.inFlight;
+    if (this.gathered.length > 0) {
+      this.inFlight = handled(this.writer.write(this.gathered));
+      this.gathered = [];
+    }
+    const problem = await previous;
+    if (problem !== undefined) await this.inFlight.catch(() => undefined);
+    return problem;
+  }
 }
 
 /** Reads a project's task pages, one attempt at a time. */
@@ -62,19 +107,18 @@ export class TaskPager {
 
   /**
    * One full read. Throws on remote errors and malformed pages; returns `problem` if it moved.
-   * Pipelined: the next page is requested and parsed while the store writes the one before (one
-   * write in flight at most, so memory stays flat); every write has ended when this returns.
+   * Pipelined: the next pages are requested and parsed while the store writes the ones before
+   * (`PageWrites`); every write has ended when this returns.
    */
   async read(attempt: number): Promise<AttemptOutcome> {
-    const { pageSize, mirror, projectId } = this.setup;
+    const { pageSize, mirror, projectId, writer } = this.setup;
     const kept = new Map(await mirror.keptHeads(projectId, pageSize));
-    let writing: Promise<string | undefined> = Promise.resolve(undefined);
-    let writingPage = 0;
-    /** The outcome, once the write in flight has ended (a task it found repeated comes first). */
+    const writes = new PageWrites(writer);
+    /** The outcome, once every write has ended (a task one found repeated comes first). */
     const settled = async (outcome: AttemptOutcome): Promise<AttemptOutcome> => {
-      const repeated = await writing;
+      const repeated = await writes.finish();
       if (repeated === undefined) return outcome;
-      return { lastPage: writingPage, totalCount: outcome.totalCount, problem: repeated };
+      return { lastPage: repeated.page, totalCount: outcome.totalCount, problem: repeated.problem };
     };
     let rowsRead = 0;
     let firstTotal: number | undefined;
@@ -84,49 +128,41 @@ export class TaskPager {
         const problem = `${page - 1} pages did not reach X-Total-Count ${firstTotal}`;
         return settled({ lastPage: page - 1, totalCount: rowsRead, problem });
       }
-      let read: PageRead;
+      let result: ReadResult;
       try {
-        read = await this.readPage(page, kept.get(page));
+        result = await this.readPage(page, kept.get(page));
       } catch (error) {
-        await writing.catch(() => undefined);
+        await writes.abandon();
         throw error;
       }
-      let repeated: string | undefined;
-      try {
-        repeated = await writing;
-      } catch (error) {
-        read.written.catch(() => undefined);
-        throw error;
-      }
+      const repeated = await writes.add(result.read);
       if (repeated !== undefined) {
-        await read.written.catch(() => undefined);
-        return { lastPage: writingPage, totalCount: firstTotal ?? rowsRead, problem: repeated };
+        const totalCount = firstTotal ?? rowsRead;
+        return { lastPage: repeated.page, totalCount, problem: repeated.problem };
       }
-      writing = read.written;
-      writingPage = page;
-      const moved = this.moved(firstTotal, read.totalCount);
-      firstTotal ??= read.totalCount;
-      rowsRead += read.count;
+      const moved = this.moved(firstTotal, result.totalCount);
+      firstTotal ??= result.totalCount;
+      rowsRead += result.count;
       const total = firstTotal;
       this.report({
         attempt,
         page,
         tasksRead: rowsRead,
         totalCount: total,
-        notModified: read.notModified,
+        notModified: result.read.notModified,
       });
       const outcome = { lastPage: page, totalCount: total ?? rowsRead };
       if (moved !== undefined) return settled({ ...outcome, problem: moved });
       // Without any X-Total-Count (304s that omit it) the first short page ends the collection.
       if (total === undefined) {
-        if (read.count < pageSize) return settled(outcome);
+        if (result.count < pageSize) return settled(outcome);
         continue;
       }
       if (rowsRead === total) return settled(outcome);
       if (rowsRead > total)
         return settled({ ...outcome, problem: `${rowsRead} rows, X-Total-Count ${total}` });
-      if (read.count < pageSize) {
-        const problem = `page ${page} held ${read.count} rows before X-Total-Count ${total} was reached`;
+      if (result.count < pageSize) {
+        const problem = `page ${page} held ${result.count} rows before X-Total-Count ${total} was reached`;
         return settled({ ...outcome, problem });
       }
     }
@@ -137,9 +173,9 @@ export class TaskPager {
     return `X-Total-Count moved from ${first} to ${total}`;
   }
 
-  /** Requests and checks one page, and starts its write (not awaited: see `read`). */
-  private async readPage(page: number, kept: KeptHead | undefined): Promise<PageRead> {
-    const { remote, writer, projectId, pageSize, counters, call } = this.setup;
+  /** Requests and checks one page (its write is the caller's: see `read`). */
+  private async readPage(page: number, kept: KeptHead | undefined): Promise<ReadResult> {
+    const { remote, projectId, pageSize, counters, call } = this.setup;
     call.signal?.throwIfAborted();
     const context: RemoteContext = { route: 'listTasks', projectId, page };
     const answer = await remote.listTasksPage(projectId, page, pageSize, kept?.etag ?? undefined, {
@@ -155,13 +191,13 @@ export class TaskPager {
       counters.pagesNotModified += 1;
       const total =
         answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
-      const written = handled(writer.reused(page, total));
-      return { count: kept.rowCount, totalCount: total, notModified: true, written };
+      const read: PageRead = { page, notModified: true, totalCount: total };
+      return { read, count: kept.rowCount, totalCount: total };
     }
     const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);
     const total = checkTotalCount(answer.totalCount, context);
-    const written = handled(writer.received(page, answer.etag, rows, total));
-    return { count: rows.length, totalCount: total, notModified: false, written };
+    const read: PageRead = { page, notModified: false, etag: answer.etag, rows, totalCount: total };
+    return { read, count: rows.length, totalCount: total };
   }
 
   private report(progress: Omit<SyncProgress, 'projectId' | 'backfill'>): void {

@@ -95,7 +95,7 @@ export class ProjectPass {
     this.backfill = !start.baseline;
     const { project, etag } = await this.readProject(start);
     if (this.backfill) await mirror.beginBackfill(project);
-    const pager = this.pager();
+    const pager = this.pager(start.pagesPerWrite);
     for (;;) {
       this.attempts += 1;
       const problem = await this.attempt(pager, project, etag);
@@ -137,10 +137,12 @@ export class ProjectPass {
     return mirror.commit(request);
   }
 
-  private pager(): TaskPager {
+  private pager(pagesPerWrite: number): TaskPager {
     const { mirror, remote, pageSize, onProgress } = this.deps;
     const target: PageTarget = { mirror, projectId: this.projectId, pageSize };
-    const writer = this.backfill ? new BackfillWriter(target) : new StagingWriter(target);
+    const writer = this.backfill
+      ? new BackfillWriter(target, pagesPerWrite)
+      : new StagingWriter(target);
     return new TaskPager({
       remote,
       mirror,

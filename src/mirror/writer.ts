@@ -33,6 +33,7 @@ import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
 import { keptRows } from './page-writer.js';
+import type { PageProblem } from '../store/port.js';
 import type { ApplyOutcome } from './types.js';
 
 /** Where a backfill page sits in the read, and whether its rows were just received. */
@@ -124,6 +125,26 @@ export class MirrorWriter {
   }
 
   /**
+   * Consecutive pages of a backfill, each with its rows (a 304's are its kept copy): the fresh
+   * ones in one statement where the store offers it and they all come new (PostgreSQL: one round
+   * trip for all of them), else page by page (`backfillPage`). Returns the page whose task was
+   * seen before in this read, if any, with the problem; the pages after it are not written.
+   */
+  async backfillPages(
+    projectId: string,
+    pages: ReadonlyArray<{ rows: TaskRows; page: BackfillPage }>,
+    tally: WriteTally,
+  ): Promise<PageProblem | undefined> {
+    const context = this.context(false, tally);
+    if (pages.length > 1 && (await this.writtenAtOnce(projectId, pages, context))) return undefined;
+    for (const { rows, page } of pages) {
+      const problem = await this.backfillPage(projectId, rows, page, tally);
+      if (problem !== undefined) return { page: page.page, problem };
+    }
+    return undefined;
+  }
+
+  /**
    * One page of a backfill in one transaction: each row noted as seen, the page kept (`fresh`
    * rows, just received; a 304's rows are its kept copy already) with the backfill's progress,
    * and each row written unless a write during the pass holds a later copy. Returns the id of a
@@ -138,7 +159,7 @@ export class MirrorWriter {
     const { store } = this;
     const guard = this.guards.get(projectId);
     const context = this.context(false, tally);
-    if (await this.writtenAtOnce(projectId, rows, page, context)) return undefined;
+    if (await this.writtenAtOnce(projectId, [{ rows, page }], context)) return undefined;
     return await store.transaction(async () => {
       await this.claims.fence(projectId);
       const repeated = await store.seenTasks.markAll(projectId, rows.ids);
@@ -156,36 +177,39 @@ export class MirrorWriter {
   }
 
   /**
-   * A fresh backfill page of tasks new to the mirror, in one statement where the store offers
-   * it (PostgreSQL: one round trip instead of a transaction's eight). False when it did not:
-   * a task held or seen already, a field never seen, the lease lost; the transaction then
-   * handles the page.
+   * Fresh backfill pages of tasks new to the mirror, in one statement where the store offers it
+   * (PostgreSQL: one round trip instead of a transaction's eight a page). False when it did not:
+   * a page answered 304, a task held or seen already, a field never seen, the lease lost; the
+   * transaction then handles each page.
    */
   private async writtenAtOnce(
     projectId: string,
-    rows: TaskRows,
-    page: BackfillPage,
+    pages: ReadonlyArray<{ rows: TaskRows; page: BackfillPage }>,
     context: WriteContext,
   ): Promise<boolean> {
     const { store } = this;
     const { backfillPages } = store;
-    if (!page.fresh || backfillPages === undefined || context.history) return false;
-    if (await context.fields.wouldGrow('tasks', rows.fields)) return false;
+    if (backfillPages === undefined || context.history) return false;
+    if (!pages.every(({ page }) => page.fresh)) return false;
+    const fields = pages.flatMap(({ rows }) => rows.fields);
+    if (await context.fields.wouldGrow('tasks', fields)) return false;
     const guard = this.guards.get(projectId);
-    const write = new Set(rows.ids.filter((id) => !guard?.tasks.has(id)));
-    const written = await backfillPages.writeAtOnce({
-      projectId,
-      holder: this.claims.holder,
-      pageSize: page.pageSize,
+    const written = pages.map(({ rows, page }) => ({
       page: page.page,
       etag: page.etag,
       totalCount: page.totalCount,
       rows,
-      write,
+      write: new Set(rows.ids.filter((id) => !guard?.tasks.has(id))),
+    }));
+    const ok = await backfillPages.writeAtOnce({
+      projectId,
+      holder: this.claims.holder,
+      pageSize: pages[0]!.page.pageSize,
+      pages: written,
       at: context.at,
     });
-    if (written) context.tally.rows += write.size;
-    return written;
+    if (ok) for (const { write } of written) context.tally.rows += write.size;
+    return ok;
   }
 
   /**

@@ -28,6 +28,11 @@ export interface PassStart {
   heldProject: string | undefined;
   /** The ETag of that record, for a conditional get project. */
   heldProjectEtag: string | undefined;
+  /**
+   * How many backfill pages to hand `backfillPages` at once: more than one where the store writes
+   * them in one round trip (PostgreSQL), so that its latency is paid once for them.
+   */
+  pagesPerWrite: number;
 }
 
 /** A kept page's ETag and size. */
@@ -41,6 +46,18 @@ export interface PagePlace {
   pageSize: number;
   page: number;
   etag: string | undefined;
+}
+
+/** A backfill page to write: its place, and its rows (undefined: answered 304, its kept copy). */
+export interface BackfillPageInput {
+  place: PagePlace & { totalCount: number | null };
+  rows: TaskRows | undefined;
+}
+
+/** A task seen twice in one read: the page whose write found it, and the problem. */
+export interface PageProblem {
+  page: number;
+  problem: string;
 }
 
 /** A consistent read, ready to be committed. */
@@ -72,14 +89,14 @@ export interface MirrorPort {
   /** The ETag and size of every kept page of the project at `pageSize`, by page. */
   keptHeads(projectId: string, pageSize: number): Promise<Array<[number, KeptHead]>>;
   /**
-   * A backfill's page (`rows`, or its kept copy when answered 304), kept and applied in one
-   * transaction; the problem when a task was already seen in this read.
+   * Consecutive pages of a backfill, in read order, each kept and applied (one transaction a
+   * page, or one statement for all); the page and problem when a task was already seen in this
+   * read (the pages after it are not written).
    */
-  backfillPage(
+  backfillPages(
     projectId: string,
-    place: PagePlace & { totalCount: number | null },
-    rows: TaskRows | undefined,
-  ): Promise<string | undefined>;
+    pages: readonly BackfillPageInput[],
+  ): Promise<PageProblem | undefined>;
   /** A later pass's page, kept for its commit. */
   stagePage(projectId: string, place: PagePlace, texts: string[]): Promise<void>;
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */

@@ -102,7 +102,8 @@ export function pickRows(rows: TaskRows, keep: (id: string) => boolean): TaskRow
   return picked;
 }
 
-function emptyRows(): TaskRows {
+/** A page of no task. */
+export function emptyRows(): TaskRows {
   return {
     ids: [],
     names: [],

@@ -296,14 +296,22 @@ const ADD_ASSIGNEE =
  * matched to its typed columns by id: an array of texts would have every quote of every task
  * escaped by the driver and unescaped by the server.
  */
-export const PG_INSERT_PAGE = `INSERT INTO tasks (id, project_id, name, start_date, end_date,
+export const PG_INSERT_PAGE = pgInsertTasks('jsonb_array_elements(@data::jsonb)');
+
+/**
+ * `PG_INSERT_PAGE` with the tasks' JSON taken from `data`, a FROM item of one `jsonb` column (each
+ * task's object): several pages' arrays joined, say.
+ */
+export function pgInsertTasks(data: string): string {
+  return `INSERT INTO tasks (id, project_id, name, start_date, end_date,
     status, progress, updated_at, data, synced_at)
   SELECT page.id, @projectId, page.name, page.start_date, page.end_date, page.status,
     page.progress, page.updated_at, task.data, @at
   FROM unnest(@ids::text[], @names::text[], @starts::date[], @ends::date[], @statuses::text[],
     @progress::float8[], @updated::timestamptz[])
     AS page (id, name, start_date, end_date, status, progress, updated_at)
-  JOIN jsonb_array_elements(@data::jsonb) AS task (data) ON task.data ->> 'id' = page.id`;
+  JOIN ${data} AS task (data) ON task.data ->> 'id' = page.id`;
+}
 
 /** PostgreSQL: the assignees of a page's tasks in one statement, from `pageAssignments`' arrays. */
 export const PG_ASSIGN_PAGE = `INSERT INTO task_assignees (task_id, member_id)

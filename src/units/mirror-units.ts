@@ -14,8 +14,14 @@ import { isoTime } from '../store/database.js';
 import type { MirrorHandle } from '../store/handle.js';
 import { MirrorStore } from '../store/mirror-store.js';
 import { newTally, type WriteTally } from '../store/write-context.js';
-import type { CommitRequest, KeptHead, PassStart } from '../store/port.js';
-import type { TaskRows } from '../store/task-rows.js';
+import { PAGES_PER_STATEMENT } from '../store/backfill-pages.js';
+import type {
+  BackfillPageInput,
+  CommitRequest,
+  KeptHead,
+  PageProblem,
+  PassStart,
+} from '../store/port.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
 interface PassInFlight {
@@ -44,6 +50,7 @@ export class MirrorUnits {
     return {
       baseline: await store.syncState.hasBaseline(projectId),
       heldProject: held,
+      pagesPerWrite: store.backfillPages === undefined ? 1 : PAGES_PER_STATEMENT,
       heldProjectEtag:
         held === undefined
           ? undefined
@@ -95,18 +102,22 @@ export class MirrorUnits {
   }
 
   /**
-   * A page read by a backfill (`rows`) or answered 304 (`rows` undefined: its kept copy), kept
-   * and applied in one transaction; returns the problem when a task of it was seen before.
+   * Pages read by a backfill (`rows`, or undefined when answered 304: their kept copies), each
+   * kept and applied (`MirrorWriter.backfillPages`); the page and problem when a task of one was
+   * seen before.
    */
-  async backfillPage(
+  async backfillPages(
     projectId: string,
-    page: { pageSize: number; page: number; etag: string | undefined; totalCount: number | null },
-    rows: TaskRows | undefined,
-  ): Promise<string | undefined> {
+    pages: readonly BackfillPageInput[],
+  ): Promise<PageProblem | undefined> {
     const { tally } = this.pass(projectId);
-    const fresh = rows !== undefined;
-    const written = rows ?? (await keptRows(this.store, projectId, page.pageSize, page.page));
-    return await this.writer.backfillPage(projectId, written, { ...page, fresh }, tally);
+    const written = [];
+    for (const { place, rows } of pages) {
+      const fresh = rows !== undefined;
+      const kept = rows ?? (await keptRows(this.store, projectId, place.pageSize, place.page));
+      written.push({ rows: kept, page: { ...place, fresh } });
+    }
+    return await this.writer.backfillPages(projectId, written, tally);
   }
 
   /** A page read by a later pass: only kept, for the commit. */

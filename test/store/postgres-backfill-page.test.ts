@@ -144,6 +144,29 @@ describe('a backfill page on PostgreSQL', () => {
     );
   });
 
+  it('of new tasks goes two pages a statement when the pager hands two', async () => {
+    const { store, writer, tally, read } = await mirror();
+    await writer.backfillPage('p1', rows(task('t1')), page(1), tally);
+    await admin.query('SELECT pg_stat_statements_reset()');
+    const pair = [
+      { rows: rows(task('t2'), task('t3', { assigneeIds: ['m2'] })), page: page(2) },
+      { rows: rows(task('t4')), page: { ...page(3), etag: undefined, totalCount: null } },
+    ];
+    expect(await writer.backfillPages('p1', pair, tally)).toBeUndefined();
+    expect(await statements()).toEqual({ atOnce: 1, begin: 0 });
+    expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual(
+      ['t1', 't2', 't3', 't4'].map((id) => ({ id })),
+    );
+    expect(await store.taskPages.heads('p1', 3)).toEqual([
+      { page: 1, etag: '"e1"', rowCount: 1 },
+      { page: 2, etag: '"e2"', rowCount: 2 },
+      { page: 3, etag: null, rowCount: 1 },
+    ]);
+    // The last page's X-Total-Count, else the one before it.
+    expect(await store.syncState.get('p1')).toMatchObject({ pagesRead: 3, totalCount: 9 });
+    expect(tally.rows).toBe(5);
+  });
+
   it('of a daemon holding the lease is one statement too, the lease checked in it', async () => {
     const holder = 'daemon-with-lease';
     // The transaction's fence asks the same table: a lease held and unexpired.

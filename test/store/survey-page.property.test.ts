@@ -5,14 +5,12 @@
  * contents, ids already seen and ids guarded by writes during the pass.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { survey } from '../../src/mirror/commit.js';
 import { PassGuard } from '../../src/mirror/guard.js';
 import type { Db } from '../../src/store/db.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
-import { openConnection } from '../fixtures/connection.js';
-import { tempDatabase } from '../fixtures/db.js';
-import { startPostgres } from '../fixtures/postgres.js';
+import { bothEngines } from '../fixtures/both-engines.js';
 
 const AT = '2026-11-25T10:00:00.000Z';
 const IDS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
@@ -96,22 +94,11 @@ async function play(db: Db, store: MirrorStore, c: Case) {
   return { found, marked };
 }
 
-let pgDb: Db;
-
-beforeAll(async () => {
-  const server = await startPostgres();
-  pgDb = await openConnection({ db: await server.database() }, 'write');
-});
-
-afterAll(async () => {
-  pgDb.close();
-});
+const engines = bothEngines();
 
 describe('the survey of kept pages', () => {
   it('answers on PostgreSQL, one statement a page, as on SQLite', async () => {
-    const { db: raw, file } = tempDatabase();
-    raw.close();
-    const sqliteDb = await openConnection({ db: file }, 'write');
+    const [sqliteDb, pgDb] = await engines();
     const stores = [new MirrorStore(sqliteDb), new MirrorStore(pgDb)] as const;
     expect(stores.map((store) => store.surveyPages !== undefined)).toEqual([false, true]);
     for (const db of [sqliteDb, pgDb]) {
@@ -159,6 +146,5 @@ describe('the survey of kept pages', () => {
         expect.objectContaining({ name: 'StoreError', message: 'kept page 2 of p1 is missing' }),
       );
     }
-    sqliteDb.close();
   });
 });
