@@ -55,7 +55,7 @@ interface ReadResult {
  * The writes of one attempt's pages, in read order: pages gather until the writer takes
  * `pagesPerWrite` of them, and then go as one write behind the one in flight, which is awaited.
  * So one write is in flight at most while the next pages are requested and parsed (memory stays
- * flat), and a write's problem is known before more pages are read.
+ * flat), and a write's problem is known once the next `pagesPerWrite` pages are read.
  */
 class PageWrites {
   private readonly writer: PageWriter;
@@ -66,7 +66,7 @@ class PageWrites {
     this.writer = writer;
   }
 
-  /** Takes a page read; a problem when a write ended with one (no page after it is read). */
+  /** Takes a page read; a problem when a write ended with one (the read then ends). */
   async add(read: PageRead): Promise<PageProblem | undefined> {
     this.gathered.push(read);
     if (this.gathered.length < this.writer.pagesPerWrite) return undefined;
@@ -91,7 +91,14 @@ class PageWrites {
       this.inFlight = handled(this.writer.write(this.gathered));
       this.gathered = [];
     }
-    const problem = await previous;
+    let problem: PageProblem | undefined;
+    try {
+      problem = await previous;
+    } catch (error) {
+      // A write failed: the one just started ends too before the read does.
+      await this.inFlight.catch(() => undefined);
+      throw error;
+    }
     if (problem !== undefined) await this.inFlight.catch(() => undefined);
     return problem;
   }
@@ -207,7 +214,7 @@ export class TaskPager {
 }
 
 /**
- * `write`, marked as handled at once: it is awaited only after the next page's request, and a
+ * `write`, marked as handled at once: it is awaited only after the next pages' requests, and a
  * store failure meanwhile must not count as an unhandled rejection (which ends the process);
  * awaiting it still throws.
  */

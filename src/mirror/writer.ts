@@ -125,10 +125,12 @@ export class MirrorWriter {
   }
 
   /**
-   * Consecutive pages of a backfill, each with its rows (a 304's are its kept copy): the fresh
-   * ones in one statement where the store offers it and they all come new (PostgreSQL: one round
-   * trip for all of them), else page by page (`backfillPage`). Returns the page whose task was
-   * seen before in this read, if any, with the problem; the pages after it are not written.
+   * Consecutive pages of a backfill, each with its rows (a 304's are its kept copy). Where the
+   * store writes several at once (PostgreSQL) and every one is fresh and new, one statement for
+   * all; else page by page (`backfillPage`), and after a refused statement each page in its
+   * transaction (what refused them, such as tasks the mirror holds on a read tried again, would
+   * most likely refuse a page alone too). Returns the page whose task was seen before in this
+   * read, if any, with the problem; the pages after it in `pages` are not written.
    */
   async backfillPages(
     projectId: string,
@@ -136,19 +138,21 @@ export class MirrorWriter {
     tally: WriteTally,
   ): Promise<PageProblem | undefined> {
     const context = this.context(false, tally);
-    if (pages.length > 1 && (await this.writtenAtOnce(projectId, pages, context))) return undefined;
+    const single = pages.length === 1;
+    if (!single && (await this.writtenAtOnce(projectId, pages, context))) return undefined;
     for (const { rows, page } of pages) {
-      const problem = await this.backfillPage(projectId, rows, page, tally);
+      const problem = single
+        ? await this.backfillPage(projectId, rows, page, tally)
+        : await this.pageInTransaction(projectId, rows, page, context);
       if (problem !== undefined) return { page: page.page, problem };
     }
     return undefined;
   }
 
   /**
-   * One page of a backfill in one transaction: each row noted as seen, the page kept (`fresh`
-   * rows, just received; a 304's rows are its kept copy already) with the backfill's progress,
-   * and each row written unless a write during the pass holds a later copy. Returns the id of a
-   * task seen before in this read, if any, and then writes nothing but what marked it.
+   * One page of a backfill: in one statement where the store offers it (`writtenAtOnce`), else
+   * in its transaction (`pageInTransaction`). Returns the id of a task seen before in this read,
+   * if any, and then writes nothing but what marked it.
    */
   async backfillPage(
     projectId: string,
@@ -156,10 +160,25 @@ export class MirrorWriter {
     page: BackfillPage,
     tally: WriteTally,
   ): Promise<string | undefined> {
-    const { store } = this;
-    const guard = this.guards.get(projectId);
     const context = this.context(false, tally);
     if (await this.writtenAtOnce(projectId, [{ rows, page }], context)) return undefined;
+    return await this.pageInTransaction(projectId, rows, page, context);
+  }
+
+  /**
+   * One page of a backfill in one transaction: each row noted as seen, the page kept (`fresh`
+   * rows, just received; a 304's rows are its kept copy already) with the backfill's progress,
+   * and each row written unless a write during the pass holds a later copy. Returns the problem
+   * when a task was seen before in this read, and then writes nothing but what marked it.
+   */
+  private async pageInTransaction(
+    projectId: string,
+    rows: TaskRows,
+    page: BackfillPage,
+    context: WriteContext,
+  ): Promise<string | undefined> {
+    const { store } = this;
+    const guard = this.guards.get(projectId);
     return await store.transaction(async () => {
       await this.claims.fence(projectId);
       const repeated = await store.seenTasks.markAll(projectId, rows.ids);

@@ -29,11 +29,11 @@ export const DEFERRED_INDEXES: readonly string[] = [
 /**
  * SQLite's page cache while the deferred indexes are built, in KiB (SQLite's own default; the
  * mirror's connection otherwise keeps better-sqlite3's 16 MiB). An index build sorts its keys in
- * memory up to the cache's size before it spills them to a temporary file, so over a large project
- * the sort held 16 MiB more than the pages' writes ever did: over 1,000,000 tasks it raised the
- * cold sync's peak RSS by about 25 MiB, and the peak grew with the project (benchmark 5). Bounded,
- * the sort spills sooner (SQLite sorts at least 250 pages in memory, 4 MiB at the mirror's page
- * size) and the builds take no longer.
+ * memory up to the cache's size (16 MiB) before it spills them to a temporary file, so over a
+ * large project the sort made the cold sync's peak: over 1,000,000 tasks 203-206 MiB, against
+ * 191-193 MiB with the bound, where the peak is the pages' own (benchmark 5). Bounded, the sort
+ * spills sooner (SQLite sorts at least 250 pages in memory, 4 MiB at the mirror's page size) and
+ * the builds take no longer.
  */
 export const INDEX_BUILD_CACHE_KIB = 2_000;
 

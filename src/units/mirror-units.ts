@@ -111,13 +111,22 @@ export class MirrorUnits {
     pages: readonly BackfillPageInput[],
   ): Promise<PageProblem | undefined> {
     const { tally } = this.pass(projectId);
-    const written = [];
+    if (pages.every(({ rows }) => rows !== undefined)) {
+      const fresh = pages.map(({ place, rows }) => ({
+        rows: rows!,
+        page: { ...place, fresh: true },
+      }));
+      return await this.writer.backfillPages(projectId, fresh, tally);
+    }
+    // A 304 among them: page by page, each kept copy read when its page's turn comes.
     for (const { place, rows } of pages) {
       const fresh = rows !== undefined;
-      const kept = rows ?? (await keptRows(this.store, projectId, place.pageSize, place.page));
-      written.push({ rows: kept, page: { ...place, fresh } });
+      const written = rows ?? (await keptRows(this.store, projectId, place.pageSize, place.page));
+      const page = { ...place, fresh };
+      const problem = await this.writer.backfillPages(projectId, [{ rows: written, page }], tally);
+      if (problem !== undefined) return problem;
     }
-    return await this.writer.backfillPages(projectId, written, tally);
+    return undefined;
   }
 
   /** A page read by a later pass: only kept, for the commit. */

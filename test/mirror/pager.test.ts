@@ -17,10 +17,13 @@ import { FakeRemote } from './fake-remote.js';
 class RecordingWriter implements PageWriter {
   readonly writes: number[][] = [];
   mostOutstanding = 0;
-  private outstanding = 0;
+  /** Writes asked and not ended: none once a read has returned or thrown. */
+  outstanding = 0;
   private queue: Promise<unknown> = Promise.resolve();
   /** The problem to answer for a write holding this page. */
   problemAt: number | undefined;
+  /** The page whose write fails (a store error). */
+  failAt: number | undefined;
 
   constructor(readonly pagesPerWrite: number) {}
 
@@ -35,6 +38,7 @@ class RecordingWriter implements PageWriter {
     this.queue = run;
     await run;
     this.outstanding -= 1;
+    if (pages.some((read) => read.page === this.failAt)) throw new Error('the disk is full');
     const problem = pages.find((read) => read.page === this.problemAt);
     return problem && { page: problem.page, problem: 'task t1 appeared twice' };
   }
@@ -67,6 +71,7 @@ describe('the pager', () => {
       const writer = new RecordingWriter(k);
       expect(await pager(remote, writer).read(1)).toEqual({ lastPage: 5, totalCount: 45 });
       expect(writer.writes).toEqual(writes);
+      expect(writer.outstanding).toBe(0);
       // One write in flight and the next one queued behind it: never more (memory stays flat).
       expect(writer.mostOutstanding).toBe(2);
     },
@@ -81,6 +86,7 @@ describe('the pager', () => {
     const writer = new RecordingWriter(2);
     await expect(pager(remote, writer).read(1)).rejects.toThrow('the service fell over');
     expect(writer.writes).toEqual([[1, 2], [3]]);
+    expect(writer.outstanding).toBe(0);
   });
 
   it('ends the read at the page whose write found a task twice, reading on no further', async () => {
@@ -96,5 +102,19 @@ describe('the pager', () => {
       [3, 4],
     ]);
     expect(remote.count('listTasks')).toBe(4);
+    expect(writer.outstanding).toBe(0);
+  });
+
+  it("throws a write's error once the write started after it has ended too", async () => {
+    const remote = new FakeRemote();
+    remote.seed('p1', 95);
+    const writer = new RecordingWriter(2);
+    writer.failAt = 1;
+    await expect(pager(remote, writer).read(1)).rejects.toThrow('the disk is full');
+    expect(writer.writes).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(writer.outstanding).toBe(0);
   });
 });
