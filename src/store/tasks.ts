@@ -150,16 +150,16 @@ export class TasksRepository {
     await context.fields.noteShapes('tasks', rows.fields, context.at);
     if (rows.ids.length === 0) return;
     const inserted = await this.insertPage(projectId, rows, context.at);
+    // Without history a creation is only counted: no promise a row for the page of a backfill.
+    if (!context.history) context.tally.rows += inserted.size;
+    if (!context.history && inserted.size === rows.ids.length) return;
     for (let i = 0; i < rows.ids.length; i++) {
-      if (inserted.has(rows.ids[i]!))
+      if (!inserted.has(rows.ids[i]!)) {
+        const held = await this.findStmt.get(rows.ids[i]!);
+        await this.putText(held, projectId, rows.texts[i]!, context);
+      } else if (context.history) {
         await this.noteCreated(projectId, rows.ids[i]!, rows.names[i]!, context);
-      else
-        await this.putText(
-          await this.findStmt.get(rows.ids[i]!),
-          projectId,
-          rows.texts[i]!,
-          context,
-        );
+      }
     }
   }
 
@@ -217,8 +217,20 @@ export class TasksRepository {
       const { task, assignee } = this.sqliteInsert;
       const { ids, names, starts, ends, statuses, progress, updated, texts } = rows;
       for (let i = 0; i < ids.length; i++) {
-        const row = [ids[i], projectId, names[i], starts[i], ends[i], statuses[i], progress[i]];
-        if (task.run(...row, updated[i], texts[i], at).changes === 1) inserted.add(ids[i]!);
+        const id = ids[i]!;
+        const { changes } = task.run(
+          id,
+          projectId,
+          names[i],
+          starts[i],
+          ends[i],
+          statuses[i],
+          progress[i],
+          updated[i],
+          texts[i],
+          at,
+        );
+        if (changes === 1) inserted.add(id);
       }
       rows.assignedTasks.forEach((taskId, i) => {
         if (inserted.has(taskId)) assignee.run(taskId, rows.assignedMembers[i]);
