@@ -127,9 +127,9 @@ export class MirrorWriter {
   /**
    * Consecutive pages of a backfill, each with its rows (a 304's are its kept copy). Where the
    * store writes several at once (PostgreSQL) and every one is fresh and new, one statement for
-   * all; else page by page (`backfillPage`), and after a refused statement each page in its
-   * transaction (what refused them, such as tasks the mirror holds on a read tried again, would
-   * most likely refuse a page alone too). Returns the page whose task was seen before in this
+   * all; else page by page (`backfillPage`), but each page in its transaction once the server
+   * refused the statement (what refused it, such as tasks the mirror holds on a read tried
+   * again, would most likely refuse a page alone too). Returns the page whose task was seen before in this
    * read, if any, with the problem; the pages after it in `pages` are not written.
    */
   async backfillPages(
@@ -138,12 +138,14 @@ export class MirrorWriter {
     tally: WriteTally,
   ): Promise<PageProblem | undefined> {
     const context = this.context(false, tally);
-    const single = pages.length === 1;
-    if (!single && (await this.writtenAtOnce(projectId, pages, context))) return undefined;
+    const together =
+      pages.length > 1 ? await this.writtenAtOnce(projectId, pages, context) : 'not tried';
+    if (together === 'written') return undefined;
     for (const { rows, page } of pages) {
-      const problem = single
-        ? await this.backfillPage(projectId, rows, page, tally)
-        : await this.pageInTransaction(projectId, rows, page, context);
+      const problem =
+        together === 'refused'
+          ? await this.pageInTransaction(projectId, rows, page, context)
+          : await this.backfillPage(projectId, rows, page, tally);
       if (problem !== undefined) return { page: page.page, problem };
     }
     return undefined;
@@ -161,7 +163,8 @@ export class MirrorWriter {
     tally: WriteTally,
   ): Promise<string | undefined> {
     const context = this.context(false, tally);
-    if (await this.writtenAtOnce(projectId, [{ rows, page }], context)) return undefined;
+    const alone = await this.writtenAtOnce(projectId, [{ rows, page }], context);
+    if (alone === 'written') return undefined;
     return await this.pageInTransaction(projectId, rows, page, context);
   }
 
@@ -197,21 +200,22 @@ export class MirrorWriter {
 
   /**
    * Fresh backfill pages of tasks new to the mirror, in one statement where the store offers it
-   * (PostgreSQL: one round trip instead of a transaction's eight a page). False when it did not:
-   * a page answered 304, a task held or seen already, a field never seen, the lease lost; the
-   * transaction then handles each page.
+   * (PostgreSQL: one round trip instead of a transaction's eight a page). Else, with nothing
+   * written: 'not tried' when the store has no such statement, history is kept, a page answered
+   * 304 or a field was never seen; 'refused' when the server found a task held or seen already,
+   * or the lease lost. A transaction then handles each page.
    */
   private async writtenAtOnce(
     projectId: string,
     pages: ReadonlyArray<{ rows: TaskRows; page: BackfillPage }>,
     context: WriteContext,
-  ): Promise<boolean> {
+  ): Promise<'written' | 'refused' | 'not tried'> {
     const { store } = this;
     const { backfillPages } = store;
-    if (backfillPages === undefined || context.history) return false;
-    if (!pages.every(({ page }) => page.fresh)) return false;
+    if (backfillPages === undefined || context.history) return 'not tried';
+    if (!pages.every(({ page }) => page.fresh)) return 'not tried';
     const fields = pages.flatMap(({ rows }) => rows.fields);
-    if (await context.fields.wouldGrow('tasks', fields)) return false;
+    if (await context.fields.wouldGrow('tasks', fields)) return 'not tried';
     const guard = this.guards.get(projectId);
     const written = pages.map(({ rows, page }) => ({
       page: page.page,
@@ -227,8 +231,9 @@ export class MirrorWriter {
       pages: written,
       at: context.at,
     });
-    if (ok) for (const { write } of written) context.tally.rows += write.size;
-    return ok;
+    if (!ok) return 'refused';
+    for (const { write } of written) context.tally.rows += write.size;
+    return 'written';
   }
 
   /**

@@ -167,6 +167,38 @@ describe('a backfill page on PostgreSQL', () => {
     expect(tally.rows).toBe(5);
   });
 
+  it('two a statement refused by the server go each in its transaction, with no statement alone', async () => {
+    const { store, writer, tally, read } = await mirror();
+    await writer.backfillPage('p1', rows(task('t1'), task('t2')), page(1), tally);
+    // A read tried again: page 1's tasks are held, so the server refuses the pair.
+    await store.seenTasks.clear('p1');
+    await admin.query('SELECT pg_stat_statements_reset()');
+    const pair = [
+      { rows: rows(task('t1'), task('t2', { name: 'Renamed' })), page: page(1) },
+      { rows: rows(task('t3')), page: page(2) },
+    ];
+    expect(await writer.backfillPages('p1', pair, tally)).toBeUndefined();
+    expect(await statements()).toEqual({ atOnce: 1, begin: 2 });
+    expect(await read('SELECT id, name FROM tasks ORDER BY id')).toEqual([
+      { id: 't1', name: 'Task t1' },
+      { id: 't2', name: 'Renamed' },
+      { id: 't3', name: 'Task t3' },
+    ]);
+  });
+
+  it('two a statement not tried (fields never seen) go each the cheapest way', async () => {
+    const { writer, tally, read } = await mirror();
+    await admin.query('SELECT pg_stat_statements_reset()');
+    const pair = [
+      { rows: rows(task('t1')), page: page(1) },
+      { rows: rows(task('t2')), page: page(2) },
+    ];
+    expect(await writer.backfillPages('p1', pair, tally)).toBeUndefined();
+    // Page 1 notes the tasks' fields in its transaction; page 2 then goes in one statement.
+    expect(await statements()).toEqual({ atOnce: 1, begin: 1 });
+    expect(await read('SELECT id FROM tasks ORDER BY id')).toEqual([{ id: 't1' }, { id: 't2' }]);
+  });
+
   it('of a daemon holding the lease is one statement too, the lease checked in it', async () => {
     const holder = 'daemon-with-lease';
     // The transaction's fence asks the same table: a lease held and unexpired.
