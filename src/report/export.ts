@@ -74,6 +74,26 @@ export async function viewPieces(
   return { pieces, end: async () => void (await rows.return?.()) };
 }
 
+/**
+ * Writes one view's rows in `format` through `write`, from one snapshot as a directory's export
+ * has (the rows of a PostgreSQL mirror then come through a cursor, never all at once).
+ */
+export async function writeView(
+  mirror: MirrorHandle,
+  view: ReportViewName,
+  options: Omit<ExportOptions, 'dir'>,
+  write: (pieces: AsyncIterable<string>) => Promise<void>,
+): Promise<void> {
+  await inTransaction(mirror, async () => {
+    const { pieces, end } = await viewPieces(mirror, view, options);
+    try {
+      await write(pieces);
+    } finally {
+      await end();
+    }
+  });
+}
+
 /** A file `export` wrote. */
 export interface ExportedFile {
   view: ReportViewName;

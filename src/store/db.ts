@@ -30,7 +30,10 @@ export interface Statement<B extends unknown[] | object = unknown[], R = unknown
   run(...params: Params<B>): Promise<{ changes: number }>;
   get(...params: Params<B>): Promise<R | undefined>;
   all(...params: Params<B>): Promise<R[]>;
-  /** The rows one at a time; SQLite reads them as they are asked for. */
+  /**
+   * The rows one at a time, read as they are asked for: SQLite steps through them, PostgreSQL
+   * fetches them through a cursor inside a transaction (outside one, in one answer). A query only.
+   */
   iterate(...params: Params<B>): AsyncIterableIterator<R>;
   /** Each row's first column instead of the row (or back, with `false`). */
   pluck(toggle?: boolean): this;

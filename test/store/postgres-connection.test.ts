@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PgConnection } from '../../src/store/postgres/pg-connection.js';
+import { ITERATE_BATCH_ROWS, PgConnection } from '../../src/store/postgres/pg-connection.js';
 import { parsePgTarget, sessionStatements } from '../../src/store/postgres/target.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 
@@ -160,6 +160,47 @@ describe('the PostgreSQL connection', () => {
     // The value the work resolves with is the transaction's.
     expect(await db.transaction(async () => (await add.run(6)).changes)).toBe(1);
     expect(await ids()).toEqual([1, 3, 6]);
+  });
+
+  it('iterates inside a transaction through a cursor, a batch at a time, closed at the end or a stop', async () => {
+    const db = await open();
+    const total = 2 * ITERATE_BATCH_ROWS + 500;
+    await db.exec(`CREATE TABLE numbers AS SELECT n FROM generate_series(1, ${total}) AS n`);
+    const cursorsOpen = () => db.prepare('SELECT count(*) FROM pg_cursors').pluck().get();
+    const numbers = db.prepare<[number], { n: number }>(
+      'SELECT n FROM numbers WHERE n > ? ORDER BY n',
+    );
+    await db.transaction(async () => {
+      const rows = numbers.iterate(0);
+      expect((await rows.next()).value).toEqual({ n: 1 });
+      // The rest waits on the server, in the cursor, not in this process.
+      expect(await cursorsOpen()).toBe(1);
+      let count = 1;
+      let last = 1;
+      for await (const row of rows) {
+        count += 1;
+        expect(row.n).toBe(last + 1);
+        last = row.n;
+      }
+      expect(count).toBe(total);
+      expect(await cursorsOpen()).toBe(0);
+      // A caller that stops early closes it too.
+      for await (const row of numbers.iterate(10)) {
+        expect(row).toEqual({ n: 11 });
+        break;
+      }
+      expect(await cursorsOpen()).toBe(0);
+      const plucked: unknown[] = [];
+      for await (const n of db.prepare('SELECT n FROM numbers ORDER BY n').pluck().iterate()) {
+        plucked.push(n);
+      }
+      expect(plucked).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    });
+    // Outside a transaction no cursor could outlive the statement: the rows come in one answer.
+    const outside: unknown[] = [];
+    for await (const row of numbers.iterate(total - 2)) outside.push(row);
+    expect(outside).toEqual([{ n: total - 1 }, { n: total }]);
+    await db.exec('DROP TABLE numbers');
   });
 
   it('stores text with NUL characters, which PostgreSQL text cannot hold, as U+FFFD', async () => {

@@ -6,7 +6,7 @@ import {
   checkViews,
   EXPORT_FORMATS,
   exportViews,
-  viewPieces,
+  writeView,
 } from '../../report/index.js';
 import type { ExportFormat } from '../../report/index.js';
 import type { CliCommand } from '../command.js';
@@ -65,12 +65,7 @@ export const exportCommand: CliCommand = {
       await checkProject(mirror, projectId);
       const bom = args['bom'] === true;
       if (dir === '-') {
-        const { pieces, end } = await viewPieces(mirror, views![0]!, { format, projectId, bom });
-        try {
-          await writePiecesToStdout(pieces);
-        } finally {
-          await end();
-        }
+        await writeView(mirror, views![0]!, { format, projectId, bom }, writePiecesToStdout);
         return EXIT_OK;
       }
       const files = await exportViews(mirror, {

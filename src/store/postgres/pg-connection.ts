@@ -103,6 +103,11 @@ export class PgConnection implements Db {
     return this.isOpen;
   }
 
+  /** True inside a transaction begun through `transaction` (a cursor can live there). */
+  get inTransaction(): boolean {
+    return this.transactions.active;
+  }
+
   /** Opens the session connection now; a `PgError` when it cannot. */
   async connect(): Promise<void> {
     await this.sessionClient();
@@ -205,6 +210,12 @@ function discard(client: pg.Client, broke: boolean): void {
   client.end().catch(() => socket?.destroy());
 }
 
+/** Rows a cursor fetches at a time, when `iterate` runs inside a transaction. */
+export const ITERATE_BATCH_ROWS = 1_000;
+
+/** Names each cursor of the process apart (a session may iterate two statements at once). */
+let cursors = 0;
+
 /** A prepared statement: its text is rewritten once; PostgreSQL plans it per call. */
 class PgStatement {
   private readonly db: PgConnection;
@@ -241,8 +252,35 @@ class PgStatement {
     return (await this.execute(args)).rows;
   }
 
+  /**
+   * The rows one at a time. Inside a transaction (an export's snapshot), a server-side cursor
+   * fetches them `ITERATE_BATCH_ROWS` at a time, so a large view is never held whole; it is
+   * closed when the rows end or the caller stops early. Outside one, a cursor could not live past
+   * the statement: the rows are read in one answer.
+   */
   async *iterate(...args: unknown[]): AsyncIterableIterator<unknown> {
-    yield* (await this.execute(args)).rows;
+    if (!this.db.inTransaction) {
+      yield* (await this.execute(args)).rows;
+      return;
+    }
+    const cursor = `projmirror_rows_${(cursors += 1)}`;
+    await this.db.query({
+      text: `DECLARE ${cursor} NO SCROLL CURSOR FOR ${this.statement.text}`,
+      values: bindValues(this.statement, args),
+    });
+    try {
+      for (;;) {
+        const batch = await this.db.query({
+          text: `FETCH ${ITERATE_BATCH_ROWS} FROM ${cursor}`,
+          array: this.asArrays || this.plucked,
+        });
+        yield* this.plucked ? (batch.rows as unknown[][]).map((row) => row[0]) : batch.rows;
+        if (batch.rows.length < ITERATE_BATCH_ROWS) return;
+      }
+    } finally {
+      // After a failed statement the transaction is aborted and the cursor gone with it.
+      await this.db.query({ text: `CLOSE ${cursor}` }).catch(() => undefined);
+    }
   }
 
   /** The result's column names, known without running it: a LIMIT 0 read with NULL values. */
