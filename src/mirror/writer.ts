@@ -129,8 +129,9 @@ export class MirrorWriter {
    * store writes several at once (PostgreSQL) and every one is fresh and new, one statement for
    * all; else page by page (`backfillPage`), but each page in its transaction once the server
    * refused the statement (what refused it, such as tasks the mirror holds on a read tried
-   * again, would most likely refuse a page alone too). Returns the page whose task was seen before in this
-   * read, if any, with the problem; the pages after it in `pages` are not written.
+   * again, would most likely refuse a page alone too). Returns the page whose task was seen
+   * before in this read, if any, with the problem; the pages after it in `pages` are not
+   * written.
    */
   async backfillPages(
     projectId: string,
@@ -203,7 +204,8 @@ export class MirrorWriter {
    * (PostgreSQL: one round trip instead of a transaction's eight a page). Else, with nothing
    * written: 'not tried' when the store has no such statement, history is kept, a page answered
    * 304 or a field was never seen; 'refused' when the server found a task held or seen already,
-   * or the lease lost. A transaction then handles each page.
+   * an id twice among the pages, the lease lost, or another writer inserted one of the ids
+   * meanwhile. A transaction then handles each page.
    */
   private async writtenAtOnce(
     projectId: string,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
-import { inTransaction, type MirrorHandle } from '../store/handle.js';
+import { inSnapshot, type MirrorHandle } from '../store/handle.js';
 import { csvLines, jsonLines, jsonRecord, ndjsonLines, type CsvOptions } from './format.js';
 import {
   iterateView,
@@ -76,7 +76,8 @@ export async function viewPieces(
 
 /**
  * Writes one view's rows in `format` through `write`, from one snapshot as a directory's export
- * has (the rows of a PostgreSQL mirror then come through a cursor, never all at once).
+ * has (the rows of a PostgreSQL mirror then come through a cursor, never all at once), however
+ * long `write` waits on its reader (`inSnapshot`).
  */
 export async function writeView(
   mirror: MirrorHandle,
@@ -84,7 +85,7 @@ export async function writeView(
   options: Omit<ExportOptions, 'dir'>,
   write: (pieces: AsyncIterable<string>) => Promise<void>,
 ): Promise<void> {
-  await inTransaction(mirror, async () => {
+  await inSnapshot(mirror, async () => {
     const { pieces, end } = await viewPieces(mirror, view, options);
     try {
       await write(pieces);
@@ -115,7 +116,7 @@ export async function exportViews(
     });
   }
   const views = options.views ?? REPORT_VIEW_NAMES;
-  return inTransaction(mirror, async () => {
+  return inSnapshot(mirror, async () => {
     const files: ExportedFile[] = [];
     for (const view of views) files.push(await exportView(mirror, view, options));
     return files;

@@ -27,6 +27,22 @@ export function inTransaction<T>(mirror: MirrorHandle, work: () => Promise<T>): 
   return connectionOf(mirror).transaction(work);
 }
 
+/**
+ * Runs `work` in one read transaction of `mirror` that may wait on its caller as long as it
+ * needs, such as an export writing to a pipe whose reader pauses (`| less`): PostgreSQL ends a
+ * session idle in a transaction after a minute (`PG_IDLE_IN_TRANSACTION_MS`), which this one is
+ * spared.
+ */
+export function inSnapshot<T>(mirror: MirrorHandle, work: () => Promise<T>): Promise<T> {
+  const db = connectionOf(mirror);
+  return db.transaction(async () => {
+    if (dialectOf(db) === 'postgres') {
+      await db.exec('SET LOCAL idle_in_transaction_session_timeout = 0');
+    }
+    return await work();
+  });
+}
+
 /** Whether several daemons may share `mirror` and coordinate with leases (a PostgreSQL mirror). */
 export function isSharedMirror(mirror: MirrorHandle): boolean {
   return dialectOf(connectionOf(mirror)) === 'postgres';

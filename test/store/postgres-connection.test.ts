@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { inSnapshot, inTransaction } from '../../src/store/handle.js';
 import { ITERATE_BATCH_ROWS, PgConnection } from '../../src/store/postgres/pg-connection.js';
 import { parsePgTarget, sessionStatements } from '../../src/store/postgres/target.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
@@ -184,6 +185,8 @@ describe('the PostgreSQL connection', () => {
       }
       expect(count).toBe(total);
       expect(await cursorsOpen()).toBe(0);
+      // Planned for every row, which an iteration reads, not for the first tenth.
+      expect(await db.prepare('SHOW cursor_tuple_fraction').pluck().get()).toBe('1');
       // A caller that stops early closes it too.
       for await (const row of numbers.iterate(10)) {
         expect(row).toEqual({ n: 11 });
@@ -201,6 +204,16 @@ describe('the PostgreSQL connection', () => {
     for await (const row of numbers.iterate(total - 2)) outside.push(row);
     expect(outside).toEqual([{ n: total - 1 }, { n: total }]);
     await db.exec('DROP TABLE numbers');
+  });
+
+  it("reads a snapshot that may wait on its caller, the session's idle timeout lifted for it alone", async () => {
+    // An export to a pipe whose reader pauses (`| less`) must not have its session ended.
+    const db = await open();
+    const idle = () => db.prepare('SHOW idle_in_transaction_session_timeout').pluck().get();
+    expect(await idle()).toBe('1min');
+    expect(await inSnapshot(db, idle)).toBe('0');
+    expect(await idle()).toBe('1min');
+    expect(await inTransaction(db, idle)).toBe('1min');
   });
 
   it('stores text with NUL characters, which PostgreSQL text cannot hold, as U+FFFD', async () => {

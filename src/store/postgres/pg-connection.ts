@@ -264,6 +264,8 @@ class PgStatement {
       return;
     }
     const cursor = `projmirror_rows_${(cursors += 1)}`;
+    // Every row is read: planned for the whole result, not for the first tenth (the default).
+    await this.db.query({ text: 'SET LOCAL cursor_tuple_fraction = 1' });
     await this.db.query({
       text: `DECLARE ${cursor} NO SCROLL CURSOR FOR ${this.statement.text}`,
       values: bindValues(this.statement, args),
