@@ -10,7 +10,8 @@ import type { CommitRequest } from '../store/port.js';
 import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
 import type { PassGuard } from './guard.js';
 import type { Task } from '../domain/index.js';
-import { decodeRows } from '../store/task-pages.js';
+import { SURVEY_PAGES_PER_STATEMENT, type PageSurvey } from '../store/survey-pages.js';
+import { decodeRows, keptPageMissing } from '../store/task-pages.js';
 import { keptPage } from './page-writer.js';
 
 /** The members, resources and dependencies a pass read. */
@@ -33,38 +34,44 @@ export interface Survey {
 export async function survey(store: MirrorStore, plan: CommitPlan): Promise<Survey | string> {
   const changedPages: number[] = [];
   // The attempt cleared the tasks seen before it read: only the survey marks them here.
-  for (let page = 1; page <= plan.lastPage && !plan.backfill; page++) {
-    const found = await surveyPage(store, plan, page);
-    if (typeof found === 'string') return found;
-    if (found) changedPages.push(page);
+  for (let page = 1; page <= plan.lastPage && !plan.backfill;) {
+    const found = await surveyPages(store, plan, page);
+    for (const one of found) {
+      if (!one.kept) throw keptPageMissing(plan.projectId, one.page);
+      if (one.repeated !== undefined) return `task ${one.repeated} appeared twice`;
+      if (one.differs) changedPages.push(one.page);
+    }
+    page += found.length;
   }
   return { changedPages, unseen: await countUnseen(store, plan, changedPages.length === 0) };
 }
 
 /**
- * Notes a kept page's tasks as seen; a problem if one was seen before, else whether a task of it
- * (not written by another write during the pass) is not in the mirror as the page has it.
- * PostgreSQL: one statement (`SurveyPages`); SQLite: the same steps in one snapshot.
+ * Surveys kept pages from `first` on, in order: each page's tasks noted as seen, whether one was
+ * seen before, and whether a task of it (not written by another write during the pass) is not
+ * in the mirror as the page has it. PostgreSQL: up to `SURVEY_PAGES_PER_STATEMENT` pages in one
+ * statement (`SurveyPages`); SQLite: one page, its steps in one snapshot.
  */
-async function surveyPage(
+async function surveyPages(
   store: MirrorStore,
   plan: CommitPlan,
-  page: number,
-): Promise<boolean | string> {
+  first: number,
+): Promise<PageSurvey[]> {
   const { projectId, pageSize, guard } = plan;
   if (store.surveyPages) {
-    const found = await store.surveyPages.survey(projectId, pageSize, page, guard.tasks);
-    return found.repeated === undefined ? found.differs : `task ${found.repeated} appeared twice`;
+    const last = Math.min(plan.lastPage, first + SURVEY_PAGES_PER_STATEMENT - 1);
+    return await store.surveyPages.survey(projectId, pageSize, first, last, guard.tasks);
   }
   return await store.snapshot(async () => {
-    const texts = decodeRows((await keptPage(store, projectId, pageSize, page)).rows);
+    const texts = decodeRows((await keptPage(store, projectId, pageSize, first)).rows);
     const ids = texts.map((text) => (JSON.parse(text) as Task).id);
     const repeated = await store.seenTasks.markAll(projectId, ids);
-    if (repeated !== undefined) return `task ${repeated} appeared twice`;
+    const page = { page: first, kept: true, repeated, differs: false };
+    if (repeated !== undefined) return [page];
     const unguarded = ids.flatMap((id, i) =>
       guard.tasks.has(id) ? [] : [[id, texts[i]!] as const],
     );
-    return await store.tasks.anyDiffers(projectId, unguarded);
+    return [{ ...page, differs: await store.tasks.anyDiffers(projectId, unguarded) }];
   });
 }
 

@@ -1,8 +1,9 @@
 /**
- * The survey of a pass's kept pages answers the same on PostgreSQL (one statement a page,
- * `SurveyPages`) as on SQLite (a snapshot of separate statements): the pages changed, the first
- * task seen twice, the tasks noted as seen and the unseen count, over random kept pages, mirror
- * contents, ids already seen and ids guarded by writes during the pass.
+ * The survey of a pass's kept pages answers the same on PostgreSQL (several pages a statement,
+ * `SurveyPages`) as on SQLite (a page at a time, a snapshot of separate statements): the pages
+ * changed, the first task seen twice, the tasks noted as seen and the unseen count, over random
+ * kept pages (more than one statement takes), mirror contents, ids already seen and ids guarded
+ * by writes during the pass.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,10 +11,14 @@ import { survey } from '../../src/mirror/commit.js';
 import { PassGuard } from '../../src/mirror/guard.js';
 import type { Db } from '../../src/store/db.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
+import { SURVEY_PAGES_PER_STATEMENT } from '../../src/store/survey-pages.js';
 import { bothEngines } from '../fixtures/both-engines.js';
 
 const AT = '2026-11-25T10:00:00.000Z';
-const IDS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
+/** The ids pages draw from: many, so that a read of 13 pages often holds no repeat. */
+const IDS = Array.from({ length: 400 }, (_, i) => `t${i + 1}`);
+/** The ids the mirror may hold before the survey (the others it lacks). */
+const HELD_IDS = IDS.slice(0, 60);
 const PAGE_SIZE = 4;
 
 /** What the mirror holds of a task: nothing, the page's copy, another copy, or another project's. */
@@ -32,21 +37,41 @@ const task = (id: string, variant: number, projectId = 'p1') => ({
   name: `n${variant}`,
 });
 
+/** A kept page's rows: an id (mostly one the mirror cannot hold) and which copy of it. */
+const keptPage = fc.array(
+  fc.record({
+    id: fc.oneof(
+      { arbitrary: fc.constantFrom(...HELD_IDS), weight: 1 },
+      { arbitrary: fc.constantFrom(...IDS), weight: 4 },
+    ),
+    variant: fc.nat(1),
+  }),
+  { minLength: 1, maxLength: PAGE_SIZE },
+);
+
 const cases: fc.Arbitrary<Case> = fc.record({
-  pages: fc.array(
-    fc.array(fc.record({ id: fc.constantFrom(...IDS), variant: fc.nat(1) }), {
-      minLength: 1,
-      maxLength: PAGE_SIZE,
+  // A few pages, or more than one statement surveys.
+  pages: fc.oneof(
+    fc.array(keptPage, { minLength: 1, maxLength: 4 }),
+    fc.array(keptPage, {
+      minLength: SURVEY_PAGES_PER_STATEMENT + 1,
+      maxLength: SURVEY_PAGES_PER_STATEMENT + 3,
     }),
-    { minLength: 1, maxLength: 3 },
   ),
   held: fc.record(
     Object.fromEntries(
-      IDS.map((id) => [id, fc.constantFrom<Held>('absent', 'same', 'other', 'elsewhere')]),
+      HELD_IDS.map((id) => [
+        id,
+        // Mostly absent (a task a kept page has and the mirror lacks differs too).
+        fc.oneof(
+          { arbitrary: fc.constant<Held>('absent'), weight: 8 },
+          { arbitrary: fc.constantFrom<Held>('same', 'other', 'elsewhere'), weight: 3 },
+        ),
+      ]),
     ) as Record<string, fc.Arbitrary<Held>>,
   ),
-  seen: fc.subarray(IDS),
-  guarded: fc.subarray(IDS),
+  seen: fc.subarray(HELD_IDS, { maxLength: 3 }),
+  guarded: fc.subarray(HELD_IDS, { maxLength: 12 }),
 });
 
 /** Sets the mirror as `c` says, surveys it, and returns what the survey found and marked. */
@@ -57,7 +82,7 @@ async function play(db: Db, store: MirrorStore, c: Case) {
   );
   // Each id's copy on the first page that has it is "the page's" one the mirror may hold.
   const onPage = new Map(c.pages.flat().map((row) => [row.id, row.variant]));
-  for (const id of IDS) {
+  for (const id of HELD_IDS) {
     const variant = onPage.get(id) ?? 0;
     const held = c.held[id];
     if (held === 'absent') continue;
@@ -97,7 +122,7 @@ async function play(db: Db, store: MirrorStore, c: Case) {
 const engines = bothEngines();
 
 describe('the survey of kept pages', () => {
-  it('answers on PostgreSQL, one statement a page, as on SQLite', async () => {
+  it('answers on PostgreSQL, several pages a statement, as on SQLite, a page at a time', async () => {
     const [sqliteDb, pgDb] = await engines();
     const stores = [new MirrorStore(sqliteDb), new MirrorStore(pgDb)] as const;
     expect(stores.map((store) => store.surveyPages !== undefined)).toEqual([false, true]);
@@ -110,6 +135,7 @@ describe('the survey of kept pages', () => {
     }
     let differing = 0;
     let repeated = 0;
+    let pastOneStatement = 0;
     await fc.assert(
       fc.asyncProperty(cases, async (c) => {
         const [onSqlite, onPostgres] = [
@@ -119,12 +145,17 @@ describe('the survey of kept pages', () => {
         expect(onPostgres).toEqual(onSqlite);
         if (typeof onSqlite.found === 'string') repeated += 1;
         else if (onSqlite.found.changedPages.length > 0) differing += 1;
+        // Every page surveyed, more than one statement takes.
+        if (typeof onSqlite.found !== 'string' && c.pages.length > SURVEY_PAGES_PER_STATEMENT) {
+          pastOneStatement += 1;
+        }
       }),
       { seed: 20261125, numRuns: 150 },
     );
     // The cases reached every outcome.
     expect(repeated).toBeGreaterThan(10);
     expect(differing).toBeGreaterThan(10);
+    expect(pastOneStatement).toBeGreaterThan(10);
 
     // A kept page the mirror no longer holds is one error, the same on both engines.
     for (const [index, db] of [sqliteDb, pgDb].entries()) {
