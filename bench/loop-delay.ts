@@ -26,18 +26,18 @@ export const PROXY_DELAY_MS = 2;
 export const PROXY_TARGET_RATIO = 1.5;
 
 /**
- * A cold sync into `db` (a file path or URL: the engine opens it on its store thread), then the
- * unchanged pass after it (`again`).
+ * A cold sync into `db` (a file path or URL: the engine opens it on its store thread), then, if
+ * asked (`again`), the unchanged pass after it.
  */
-async function coldSync(baseUrl: string, token: string, db: string) {
+async function coldSync(baseUrl: string, token: string, db: string, again = false) {
   const engine = await benchEngine(baseUrl, token, db, { limits: false });
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   try {
     const pass: Pass = await timedPass(() => engine.mirror.syncAll());
     delay.disable();
-    const again = await timedPass(() => engine.mirror.syncAll());
-    return { pass, again, p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
+    const unchanged = again ? await timedPass(() => engine.mirror.syncAll()) : undefined;
+    return { pass, again: unchanged, p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
   } finally {
     delay.disable();
     await engine.close();
@@ -53,15 +53,15 @@ export async function loopDelayBenchmarks(tasks = LOOP_DELAY_TASKS): Promise<Fig
   try {
     mirror.db.close();
     const sqlite = await coldSync(sim.baseUrl, sim.token, mirror.file);
-    const direct = await coldSync(sim.baseUrl, sim.token, await server.database());
+    const direct = await coldSync(sim.baseUrl, sim.token, await server.database(), true);
     const far = new URL(await server.database());
     far.port = String(proxy.port);
-    const proxied = await coldSync(sim.baseUrl, sim.token, far.href);
+    const proxied = await coldSync(sim.baseUrl, sim.token, far.href, true);
     return [
       loopFigure('9', 'SQLite', sqlite, tasks),
       loopFigure('9b', 'PostgreSQL', direct, tasks),
       proxyFigure(direct.pass, proxied.pass, tasks),
-      unchangedFigure(direct.again, proxied.again),
+      unchangedFigure(direct.again!, proxied.again!),
     ];
   } finally {
     await proxy.close();

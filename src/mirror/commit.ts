@@ -1,6 +1,7 @@
 /**
  * The end of a consistent pass, in two steps, on the store's thread. The survey (here) walks the
- * kept pages outside any write lock, a page at a time in its own snapshot: it notes every task
+ * kept pages outside any write lock, each in a snapshot of its own (on PostgreSQL, ten pages in
+ * one statement, which is its own snapshot): it notes every task
  * seen (a task seen twice means the collection moved) and which pages differ from the mirror. The
  * writer's `commitPass` then writes, in one transaction, only those pages, the deletions, the
  * three lists, the project and the bookkeeping; an unchanged pass holds the write lock briefly.

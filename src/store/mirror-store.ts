@@ -31,7 +31,7 @@ export class MirrorStore {
   readonly deferred: DeferredObjects;
   /** PostgreSQL: a backfill page in one statement, not a transaction of round trips. */
   readonly backfillPages: BackfillPages | undefined;
-  /** PostgreSQL: a kept page surveyed in one statement, not a snapshot of round trips. */
+  /** PostgreSQL: kept pages surveyed ten a statement, not a snapshot of round trips a page. */
   readonly surveyPages: SurveyPages | undefined;
 
   constructor(mirror: MirrorHandle) {

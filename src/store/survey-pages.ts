@@ -18,7 +18,7 @@ export const SURVEY_PAGES_PER_STATEMENT = 10;
 /** What surveying one kept page found. */
 export interface PageSurvey {
   page: number;
-  /** False when the mirror holds no such kept page (the pages after it were not surveyed). */
+  /** False when the mirror holds no such kept page (no id of the pages after it was noted). */
   kept: boolean;
   /** The first task of the page already seen in this read (or twice in the page), if any. */
   repeated: string | undefined;

@@ -27,6 +27,10 @@ type Held = 'absent' | 'same' | 'other' | 'elsewhere';
 interface Case {
   pages: Array<Array<{ id: string; variant: number }>>;
   held: Record<string, Held>;
+  /** The mirror holds every task of the pages as the page has it, but for `held`'s others. */
+  holdsPages: boolean;
+  /** The index of a kept page the mirror lacks, if any (beyond the pages: none). */
+  missing: number | null;
   seen: string[];
   guarded: string[];
 }
@@ -70,6 +74,11 @@ const cases: fc.Arbitrary<Case> = fc.record({
       ]),
     ) as Record<string, fc.Arbitrary<Held>>,
   ),
+  holdsPages: fc.boolean(),
+  missing: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 3 },
+    { arbitrary: fc.nat(SURVEY_PAGES_PER_STATEMENT + 2), weight: 1 },
+  ),
   seen: fc.subarray(HELD_IDS, { maxLength: 3 }),
   guarded: fc.subarray(HELD_IDS, { maxLength: 12 }),
 });
@@ -82,12 +91,12 @@ async function play(db: Db, store: MirrorStore, c: Case) {
   );
   // Each id's copy on the first page that has it is "the page's" one the mirror may hold.
   const onPage = new Map(c.pages.flat().map((row) => [row.id, row.variant]));
-  for (const id of HELD_IDS) {
+  for (const id of new Set([...HELD_IDS, ...onPage.keys()])) {
     const variant = onPage.get(id) ?? 0;
-    const held = c.held[id];
-    if (held === 'absent') continue;
+    const held = c.held[id] ?? 'absent';
+    if (held === 'absent' && !(c.holdsPages && onPage.has(id))) continue;
     const copy =
-      held === 'same'
+      held === 'same' || held === 'absent'
         ? task(id, variant)
         : held === 'other'
           ? task(id, 1 - variant)
@@ -95,6 +104,7 @@ async function play(db: Db, store: MirrorStore, c: Case) {
     await insert.run(id, copy.projectId, copy.name, JSON.stringify(copy), AT);
   }
   for (const [index, rows] of c.pages.entries()) {
+    if (index === c.missing) continue;
     const texts = rows.map(({ id, variant }) => JSON.stringify(task(id, variant)));
     await store.taskPages.put('p1', PAGE_SIZE, index + 1, `"e${index}"`, texts, AT);
   }
@@ -111,7 +121,7 @@ async function play(db: Db, store: MirrorStore, c: Case) {
     totalCount: 0,
     lists: { members: [], resources: [], dependencies: [] },
     guard,
-  });
+  }).catch((error: Error) => `${error.name}: ${error.message}`);
   const marked = await db
     .prepare(`SELECT id FROM seen_tasks WHERE project_id = 'p1' ORDER BY id`)
     .pluck()
@@ -136,6 +146,8 @@ describe('the survey of kept pages', () => {
     let differing = 0;
     let repeated = 0;
     let pastOneStatement = 0;
+    let unchanged = 0;
+    let missing = 0;
     await fc.assert(
       fc.asyncProperty(cases, async (c) => {
         const [onSqlite, onPostgres] = [
@@ -143,19 +155,24 @@ describe('the survey of kept pages', () => {
           await play(pgDb, stores[1], c),
         ];
         expect(onPostgres).toEqual(onSqlite);
-        if (typeof onSqlite.found === 'string') repeated += 1;
-        else if (onSqlite.found.changedPages.length > 0) differing += 1;
+        if (typeof onSqlite.found === 'string') {
+          if (onSqlite.found.startsWith('StoreError: kept page')) missing += 1;
+          else repeated += 1;
+        } else if (onSqlite.found.changedPages.length > 0) differing += 1;
+        else unchanged += 1;
         // Every page surveyed, more than one statement takes.
         if (typeof onSqlite.found !== 'string' && c.pages.length > SURVEY_PAGES_PER_STATEMENT) {
           pastOneStatement += 1;
         }
       }),
-      { seed: 20261125, numRuns: 150 },
+      { seed: 20261125, numRuns: 200 },
     );
     // The cases reached every outcome.
     expect(repeated).toBeGreaterThan(10);
     expect(differing).toBeGreaterThan(10);
     expect(pastOneStatement).toBeGreaterThan(10);
+    expect(unchanged).toBeGreaterThan(10);
+    expect(missing).toBeGreaterThan(10);
 
     // A kept page the mirror no longer holds is one error, the same on both engines.
     for (const [index, db] of [sqliteDb, pgDb].entries()) {
