@@ -3,6 +3,7 @@ import { storeOver } from '../fixtures/store.js';
 import pino from 'pino';
 import type { ListType, PutType } from '../../src/domain/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
+import type { MirrorHandle } from '../../src/store/handle.js';
 import { Mirror } from '../../src/mirror/index.js';
 import type { MirrorOptions } from '../../src/mirror/index.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -23,6 +24,11 @@ export const MIRRORED_TABLES = [
 /** A fresh database, fake service, fake clock and engine. */
 export function setup(options: Partial<MirrorOptions> = {}) {
   const { db, file } = tempDatabase();
+  return { db, file, ...engineOver(db, options) };
+}
+
+/** A fake service, a fake clock and an engine over `db`, a mirror the test holds. */
+export function engineOver(db: MirrorHandle, options: Partial<MirrorOptions> = {}) {
   const remote = new FakeRemote();
   const clock = new FakeClock();
   const mirror = new Mirror({
@@ -32,7 +38,7 @@ export function setup(options: Partial<MirrorOptions> = {}) {
     logger: pino({ level: 'silent' }),
     ...options,
   });
-  return { db, file, remote, clock, mirror };
+  return { remote, clock, mirror };
 }
 
 /** Every row of every mirrored table, in a stable order: equal snapshots mean nothing changed. */

@@ -4,16 +4,11 @@
  * too), the resumed read gets 304s for them, the two-page writes that mix a 304 with a page just
  * received go page by page, and the mirror ends equal to the service.
  */
-import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BudgetExhaustedError } from '../../src/domain/index.js';
-import { Mirror } from '../../src/mirror/index.js';
-import { FakeClock } from '../fixtures/clock.js';
 import { openConnection } from '../fixtures/connection.js';
 import { startPostgres } from '../fixtures/postgres.js';
-import { storeOver } from '../fixtures/store.js';
-import { FakeRemote } from './fake-remote.js';
-import { remoteTaskIds } from './helpers.js';
+import { engineOver, remoteTaskIds } from './helpers.js';
 
 const quotaStop = () => new BudgetExhaustedError(Date.UTC(2026, 10, 22), 'daily quota spent');
 
@@ -22,14 +17,7 @@ describe('a first backfill into PostgreSQL, two pages a write', () => {
     const server = await startPostgres();
     const db = await openConnection({ db: await server.database() }, 'write');
     onTestFinished(() => db.close());
-    const remote = new FakeRemote();
-    const clock = new FakeClock();
-    const mirror = new Mirror({
-      store: storeOver(db, clock).mirror,
-      remote,
-      clock,
-      logger: pino({ level: 'silent' }),
-    });
+    const { remote, mirror } = engineOver(db);
     remote.seed('p1', 2345);
     remote.beforeCall = async (call) => {
       if (call.route === 'listTasks' && call.page === 4) throw quotaStop();
