@@ -63,7 +63,7 @@ export class BackfillPages {
    */
   async writeAtOnce(input: BackfillPagesWrite): Promise<boolean> {
     const { pages } = input;
-    const written = pages.map(({ rows, write }) => pickRows(rows, (id) => write.has(id)));
+    const written = joinRows(pages.map(({ rows, write }) => pickRows(rows, (id) => write.has(id))));
     const values: Record<string, unknown> = {
       projectId: input.projectId,
       holder: input.holder ?? null,
@@ -72,8 +72,8 @@ export class BackfillPages {
       lastPage: pages[pages.length - 1]!.page,
       totalCount: pages.reduce<number | null>((total, page) => page.totalCount ?? total, null),
       at: input.at,
-      ...pageArrays(joinRows(written)),
-      ...pageAssignments(joinRows(written)),
+      ...pageArrays(written),
+      ...pageAssignments(written),
     };
     pages.forEach((page, i) => {
       values[`page${i}`] = page.page;

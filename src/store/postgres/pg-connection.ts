@@ -263,9 +263,8 @@ class PgStatement {
       yield* (await this.execute(args)).rows;
       return;
     }
+    // Planned for every row, which it reads (the session's `cursor_tuple_fraction`).
     const cursor = `projmirror_rows_${(cursors += 1)}`;
-    // Every row is read: planned for the whole result, not for the first tenth (the default).
-    await this.db.query({ text: 'SET LOCAL cursor_tuple_fraction = 1' });
     await this.db.query({
       text: `DECLARE ${cursor} NO SCROLL CURSOR FOR ${this.statement.text}`,
       values: bindValues(this.statement, args),

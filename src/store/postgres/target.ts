@@ -192,7 +192,7 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** The statements every session runs first: our schema, UTC, and bounded waits. */
+/** The statements every session runs first: our schema, UTC, bounded waits, whole-result cursors. */
 export function sessionStatements(schema: string): string[] {
   return [
     `SET search_path TO "${schema}"`,
@@ -200,6 +200,9 @@ export function sessionStatements(schema: string): string[] {
     `SET lock_timeout = ${PG_LOCK_TIMEOUT_MS}`,
     `SET idle_in_transaction_session_timeout = ${PG_IDLE_IN_TRANSACTION_MS}`,
     `SET statement_timeout = ${PG_STATEMENT_TIMEOUT_MS}`,
+    // The only cursors are `iterate`'s, which read every row: planned for the whole result, not
+    // for its first tenth (the default).
+    'SET cursor_tuple_fraction = 1',
   ];
 }
 
