@@ -72,6 +72,11 @@ export interface EngineOptions {
   dbPasswordFile?: string | undefined;
   /** On a PostgreSQL mirror, how long a project's lease lasts unless renewed, in ms. */
   leaseMs?: number;
+  /**
+   * The page size the tasks are read with: the service's maximum, 500, unless given (tests give
+   * a few tasks, so that small projects take many pages).
+   */
+  pageSize?: number;
   /** This installation's version, which other daemons sharing the mirror see in `status`. */
   version?: string;
   logger: Logger;
@@ -206,6 +211,7 @@ async function wire(
     logger: logger.child({ subsystem: 'mirror' }),
     laneOf: (projectId) => remote.tokenOf(projectId) ?? '',
     onProgress: (event) => progress.forEach((listener) => listener(event)),
+    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
   });
   const persistBudget = async () => {
     const at = isoTime(clock.now());

@@ -77,7 +77,10 @@ function postLeases(keeper: LeaseKeeper): void {
   post({ leases: snapshot });
 }
 
-/** The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit. */
+/**
+ * The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit, and
+ * before the projects a heartbeat took.
+ */
 async function startLeases(
   mirror: MirrorHandle,
   queue: SerialQueue,
@@ -90,7 +93,13 @@ async function startLeases(
     serially: (work) => queue.run(work),
   });
   keeper.onHeartbeat(() => postLeases(keeper));
-  keeper.onAcquired((projectIds) => post({ acquired: projectIds }));
+  keeper.onAcquired((projectIds) => {
+    // What the leases hold first: the main thread passes the projects taken as soon as it hears
+    // of them, and a pass of a project its snapshot does not show held is skipped (held
+    // elsewhere), so an event the store could not write while the lease lapsed was lost.
+    postLeases(keeper);
+    post({ acquired: projectIds });
+  });
   return keeper;
 }
 

@@ -15,7 +15,7 @@
  * `PROJMIRROR_PROPERTY_BUDGET_MS`, `PROJMIRROR_PROPERTY_PATH` (replay: `npx vitest run <this
  * file> -t '<test name>'`).
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READING_PROFILES } from '../../src/sim/index.js';
 import { postgresMirrors, type MirrorSource } from './convergence/mirror.js';
 import { check, PropertyBudget, propertySettings } from './convergence/property.js';
@@ -38,6 +38,8 @@ const settings = propertySettings({
   seed: DEFAULT_SEED,
   budgetMs: DEFAULT_BUDGET_MS,
 });
+/** Cases, over the file's properties of convergence, that read a project over several pages. */
+let severalPages = 0;
 const runsPerProfile = Math.max(1, Math.ceil(settings.runs / READING_PROFILES.length));
 let budget: PropertyBudget;
 let mirrors: MirrorSource;
@@ -59,8 +61,8 @@ describe('the daemon converges in every interleaving on a PostgreSQL mirror', ()
   READING_PROFILES.forEach(([name, readings], index) => {
     it(
       `readings ${name}: after quiet and at most one reconcile the mirror equals the service`,
-      () =>
-        check(
+      async () => {
+        const played = await check(
           {
             name: `postgres, readings ${name}`,
             arbitrary: convergenceCase,
@@ -72,8 +74,16 @@ describe('the daemon converges in every interleaving on a PostgreSQL mirror', ()
           },
           budget,
           settings,
-        ),
+        );
+        severalPages += played.severalPages;
+      },
       settings.testTimeoutMs,
     );
+  });
+
+  it('read projects over several pages in some cases', () => {
+    // The daemons read four tasks a page (`DAEMON_PAGE_SIZE`): a pass's several pages, written
+    // several at once, played against every other step.
+    expect(severalPages).toBeGreaterThan(0);
   });
 });

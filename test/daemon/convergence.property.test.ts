@@ -15,9 +15,11 @@
  * fixed), `PROJMIRROR_PROPERTY_BUDGET_MS` (real time for the file, shrinking included; cases
  * past it pass without running and are counted in the log). A failure prints its seed and path:
  * `PROJMIRROR_PROPERTY_SEED=<seed> PROJMIRROR_PROPERTY_PATH=<path> npx vitest run <this file>
- * -t '<test name>'` replays its counterexample.
+ * -t '<test name>'` replays its counterexample; with `PROJMIRROR_PROPERTY_LOG=<file>` the daemons
+ * append their log lines to that file (debug level). The daemons read four tasks a page
+ * (`DAEMON_PAGE_SIZE`), so that passes span several pages.
  */
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { READING_PROFILES } from '../../src/sim/index.js';
 import { FLOOD_RECONCILES_ALLOWED } from './convergence/perform.js';
 import { check, PropertyBudget, propertySettings } from './convergence/property.js';
@@ -36,6 +38,8 @@ const settings = propertySettings({
   budgetMs: DEFAULT_BUDGET_MS,
 });
 const { seed, testTimeoutMs } = settings;
+/** Cases, over the file's properties of convergence, that read a project over several pages. */
+let severalPages = 0;
 const runsPerProfile = Math.max(1, Math.ceil(settings.runs / READING_PROFILES.length));
 /** Every property of the file shares the budget. */
 const budget = new PropertyBudget(settings.budgetMs, READING_PROFILES.length + 1);
@@ -44,8 +48,8 @@ describe('the daemon converges in every interleaving', () => {
   READING_PROFILES.forEach(([name, readings], index) => {
     it(
       `readings ${name}: after quiet and at most one reconcile the mirror equals the service`,
-      () =>
-        check(
+      async () => {
+        const played = await check(
           {
             name: `readings ${name}`,
             arbitrary: convergenceCase,
@@ -56,9 +60,17 @@ describe('the daemon converges in every interleaving', () => {
           },
           budget,
           settings,
-        ),
+        );
+        severalPages += played.severalPages;
+      },
       testTimeoutMs,
     );
+  });
+
+  it('read projects over several pages in some cases', () => {
+    // The daemons read four tasks a page (`DAEMON_PAGE_SIZE`): a pass's several pages, written
+    // several at once, played against every other step.
+    expect(severalPages).toBeGreaterThan(0);
   });
 });
 

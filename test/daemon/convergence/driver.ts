@@ -44,6 +44,11 @@ export interface CaseResult {
   outages: number;
   /** The mirror still differed after quiet, and the one reconcile was run. */
   reconciled: boolean;
+  /**
+   * Task pages past the first that the service answered (200 or 304): a pass read a project over
+   * several pages, which the daemon writes several at once (two a statement on PostgreSQL).
+   */
+  laterPages: number;
   /** What happened, step by step, as the simulator and the daemon saw it. */
   trace: string[];
 }
@@ -157,8 +162,20 @@ class CaseRun {
   }
 
   result(): Omit<CaseResult, 'problems'> {
-    const { budgetProblems, outages, trace } = this.context;
-    return { budgetProblems, outages: outages.length, reconciled: this.reconciled, trace };
+    const { budgetProblems, outages, trace, sim } = this.context;
+    const laterPages = sim.requestLog.entries.filter(
+      ({ route, status, path }) =>
+        route === 'listTasks' &&
+        (status === 200 || status === 304) &&
+        !/[?&]page=1(&|$)/.test(path),
+    ).length;
+    return {
+      budgetProblems,
+      outages: outages.length,
+      reconciled: this.reconciled,
+      laterPages,
+      trace,
+    };
   }
 
   async close(): Promise<void> {

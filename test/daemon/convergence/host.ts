@@ -28,10 +28,27 @@ export const STORE_BUSY_WAIT_MS = 300;
  * learns the store is back, and the case's clock does not wait for real seconds.
  */
 export const STORE_PROBE_MS = 50;
+/**
+ * The page size the daemons read tasks with: four, so that a case's projects (up to 25 tasks)
+ * take up to seven pages, and a pass's pages, the writes of several at once (two a statement on
+ * PostgreSQL), the 304s of kept pages and the rows a change shifts from page to page play against
+ * every other step, as a project of many thousand tasks would at the service's 500.
+ */
+export const DAEMON_PAGE_SIZE = 4;
 /** How long cleanup waits (real time) for each stop and close. */
 const CLOSE_TIMEOUT_MS = 2_000;
 /** How often a wait for leases looks at them (real time). */
 const LEASE_LOOK_MS = 25;
+
+/**
+ * The daemons' logger: silent, or every line at debug level appended to the file
+ * `PROJMIRROR_PROPERTY_LOG` names (to see what a daemon did in a counterexample replayed).
+ */
+function daemonLogger(): pino.Logger {
+  const file = process.env['PROJMIRROR_PROPERTY_LOG'];
+  if (file === undefined || file === '') return pino({ level: 'silent' });
+  return pino({ level: 'debug' }, pino.destination({ dest: file, sync: true, append: true }));
+}
 
 /**
  * A clock for one daemon over the case's manual clock, counting the daemon's pending sleeps.
@@ -127,7 +144,7 @@ export class DaemonHost {
     if (this.current !== undefined || this.opening !== undefined) {
       throw new Error('a daemon is already running');
     }
-    const logger = pino({ level: 'silent' });
+    const logger = daemonLogger();
     const clock = new KillableClock(this.clock);
     const { leaseMs, location } = this.mirror;
     const opening = openEngine(
@@ -137,6 +154,7 @@ export class DaemonHost {
         logger,
         clock,
         storeBusyWaitMs: STORE_BUSY_WAIT_MS,
+        pageSize: DAEMON_PAGE_SIZE,
         ...(leaseMs === undefined ? {} : { leaseMs }),
       },
     );

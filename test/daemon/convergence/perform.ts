@@ -8,7 +8,7 @@ import type { ManualClock } from '../../../src/domain/index.js';
 import type { FaultKind, Simulator } from '../../../src/sim/index.js';
 import type { Db } from '../../../src/store/db.js';
 import { flawedEvent, hintMessage, type Announcer } from './announce.js';
-import type { DaemonHost } from './host.js';
+import { DAEMON_PAGE_SIZE, type DaemonHost } from './host.js';
 import type { CaseMirror } from './mirror.js';
 import { queueItem, type QueuedItem, type RunSql } from './outbox.js';
 import { performOutage } from './outage.js';
@@ -46,8 +46,6 @@ export const FLOOD_RECONCILES_ALLOWED = 2;
 const FLOOD_TAIL_MS = 5_000;
 /** A stop must finish within this (simulated). */
 const STOP_HORIZON_MS = 60_000;
-/** The page size the daemon reads tasks with (README: a constant `pageSize=500`). */
-const DAEMON_PAGE_SIZE = 500;
 
 const FAULTS: Record<FaultChoice, { kind: FaultKind; status?: number }> = {
   http500: { kind: 'status', status: 500 },

@@ -83,15 +83,25 @@ export interface Check {
   mirrors?: MirrorSource;
 }
 
-/** Runs one property within its share of the file's time budget; logs what it played. */
+/** What one property played. */
+export interface Played {
+  played: number;
+  skipped: number;
+  reconciled: number;
+  outages: number;
+  /** Cases in which the service answered a task page past the first (`CaseResult.laterPages`). */
+  severalPages: number;
+}
+
+/** Runs one property within its share of the file's time budget; logs and returns what it played. */
 export async function check(
   spec: Check,
   budget: PropertyBudget,
   settings: PropertySettings,
-): Promise<void> {
+): Promise<Played> {
   const started = Date.now();
   const deadline = budget.nextShare();
-  const counts = { played: 0, skipped: 0, reconciled: 0, outages: 0 };
+  const counts: Played = { played: 0, skipped: 0, reconciled: 0, outages: 0, severalPages: 0 };
   const property = fc.asyncProperty(spec.arbitrary, async (testCase) => {
     if (Date.now() > deadline) {
       counts.skipped += 1; // past the budget (often while shrinking): passes unplayed
@@ -101,6 +111,7 @@ export async function check(
     const result = await playCase(testCase, spec.readings, spec.mirrors);
     if (result.reconciled) counts.reconciled += 1;
     counts.outages += result.outages;
+    if (result.laterPages > 0) counts.severalPages += 1;
     const found = spec.verdict(result);
     if (found.length > 0) throw new Error(describeFailure(found, result.trace));
   });
@@ -113,10 +124,12 @@ export async function check(
     const cut = counts.skipped > 0 ? `, ${counts.skipped} skipped (time budget)` : '';
     const played =
       `${counts.played} cases played (${counts.reconciled} needed the reconcile, ` +
-      `${counts.outages} held locks or stalls)`;
+      `${counts.outages} held locks or stalls, ${counts.severalPages} read a project over ` +
+      `several pages)`;
     console.log(`${spec.name}: ${played} in ${seconds} s${cut}`);
   }
   expect(counts.played).toBeGreaterThan(0);
+  return counts;
 }
 
 function describeFailure(found: string[], trace: string[]): string {

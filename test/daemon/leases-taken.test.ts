@@ -1,0 +1,67 @@
+/**
+ * A project a heartbeat takes is the daemon's when the main thread hears of it. The leases live
+ * on the store thread, beside their connection; the main thread reads a copy of what they hold
+ * (`mine`, asked before every pass) and is told which projects a heartbeat took, which it passes
+ * at once. Told before the copy, it found the project not its own and skipped the pass: after a
+ * database outage longer than a lease, an event the store could not write was never recovered
+ * (found by the PostgreSQL convergence property). A real server, a real store thread; another
+ * daemon's lease is a row of another connection.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openEngine, type Engine } from '../../src/daemon/wiring.js';
+import { singleToken } from '../../src/tokens/index.js';
+import { openConnection } from '../fixtures/connection.js';
+import { startPostgres } from '../fixtures/postgres.js';
+import type { Db } from '../../src/store/db.js';
+
+/** The shortest lease `run --lease-ms` allows: a heartbeat a second. */
+const LEASE_MS = 3_000;
+/** The other daemon's lease runs out this long after the test begins, in ms. */
+const OTHER_LEASE_LEFT_MS = 500;
+
+let url: string;
+let admin: Db;
+let stopServer: () => void;
+
+beforeAll(async () => {
+  const server = await startPostgres();
+  stopServer = () => server.stop();
+  url = await server.database();
+  admin = await openConnection({ db: url }, 'write');
+}, 60_000);
+
+afterAll(() => {
+  admin?.close();
+  stopServer?.();
+});
+
+it('is the daemon’s on the main thread when it hears the heartbeat took it', async () => {
+  const engine: Engine = await openEngine(
+    // No request is sent: the service's address is never reached.
+    { baseUrl: new URL('http://127.0.0.1:9/v1'), tokens: singleToken('glt_test_leases_taken') },
+    { db: url, logger: pino({ level: 'silent' }), leaseMs: LEASE_MS },
+  );
+  try {
+    const leases = engine.leases!;
+    await admin
+      .prepare(
+        `INSERT INTO project_leases (project_id, daemon_id, acquired_at, expires_at)
+         VALUES ('p_1', 'another-daemon', now(), now() + make_interval(secs => ? / 1000.0))`,
+      )
+      .run(OTHER_LEASE_LEFT_MS);
+    const heard: Array<{ projects: string[]; mine: boolean[] }> = [];
+    const taken = new Promise<void>((resolve) =>
+      leases.onAcquired((projects) => {
+        heard.push({ projects, mine: projects.map((id) => leases.mine(id)) });
+        resolve();
+      }),
+    );
+    expect(await leases.listed(['p_1'])).toEqual([]);
+    expect(leases.mine('p_1')).toBe(false);
+    await taken;
+    expect(heard).toEqual([{ projects: ['p_1'], mine: [true] }]);
+  } finally {
+    await engine.close();
+  }
+}, 30_000);
