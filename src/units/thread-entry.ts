@@ -15,7 +15,7 @@ import { LeaseKeeper } from './leases.js';
 import { createHost } from './host.js';
 import { openMirror } from '../store/open.js';
 import { SerialQueue } from './queue.js';
-import { runUnit, sendError, type UnitHost, type UnitRequest } from './units.js';
+import { runUnit, sendError, type UnitAnswer, type UnitHost, type UnitRequest } from './units.js';
 import type { StoreThreadData, ThreadMessage } from './thread.js';
 
 if (parentPort === null) throw new Error('the store thread runs as a worker');
@@ -78,8 +78,8 @@ function postLeases(keeper: LeaseKeeper): void {
 }
 
 /**
- * The leases of a PostgreSQL mirror, told to the main thread after each heartbeat and unit, and
- * before the projects a heartbeat took.
+ * The leases of a PostgreSQL mirror, told to the main thread after each heartbeat, and before a
+ * unit's answer and the projects a heartbeat took.
  */
 async function startLeases(
   mirror: MirrorHandle,
@@ -128,12 +128,16 @@ async function main(): Promise<void> {
       return;
     }
     void queue.run(async () => {
+      let answer: UnitAnswer;
       try {
-        post({ id: message.id, value: await runPatiently(host as UnitHost, message) });
+        answer = { id: message.id, value: await runPatiently(host as UnitHost, message) };
       } catch (error) {
-        post({ id: message.id, error: sendError(error) });
+        answer = { id: message.id, error: sendError(error) };
       }
+      // What the leases hold before the answer: the main thread goes on from the answer at once
+      // (a listing's projects passed, a claim's items pushed), asking its copy whose they are.
       if (keeper) postLeases(keeper);
+      post(answer);
     });
   });
   post({ ready: true, ...(keeper ? { holder: keeper.holder, leases: keeper.snapshot() } : {}) });

@@ -5,7 +5,8 @@
  * at once. Told before the copy, it found the project not its own and skipped the pass: after a
  * database outage longer than a lease, an event the store could not write was never recovered
  * (found by the PostgreSQL convergence property). A real server, a real store thread; another
- * daemon's lease is a row of another connection.
+ * daemon's lease is a row of another connection. The same holds for a unit that takes leases (a
+ * listing, a claim): the main thread hears what the leases hold before the unit's answer.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,12 +37,31 @@ afterAll(() => {
   stopServer?.();
 });
 
-it('is the daemon’s on the main thread when it hears the heartbeat took it', async () => {
-  const engine: Engine = await openEngine(
+/** An engine on the test's database, its store on a thread of its own (as `run` has it). */
+function engineOnThread(): Promise<Engine> {
+  return openEngine(
     // No request is sent: the service's address is never reached.
     { baseUrl: new URL('http://127.0.0.1:9/v1'), tokens: singleToken('glt_test_leases_taken') },
     { db: url, logger: pino({ level: 'silent' }), leaseMs: LEASE_MS },
   );
+}
+
+it('is the daemon’s on the main thread as soon as the unit that took it answers', async () => {
+  // A daemon's listing takes the free leases, and its passes follow at once.
+  const engine = await engineOnThread();
+  try {
+    const leases = engine.leases!;
+    expect(await leases.listed(['p_free'])).toEqual(['p_free']);
+    expect(leases.mine('p_free')).toBe(true);
+    expect(await leases.claim(['p_claimed'])).toEqual(['p_claimed']);
+    expect(leases.mine('p_claimed')).toBe(true);
+  } finally {
+    await engine.close();
+  }
+}, 30_000);
+
+it('is the daemon’s on the main thread when it hears the heartbeat took it', async () => {
+  const engine = await engineOnThread();
   try {
     const leases = engine.leases!;
     await admin
