@@ -356,9 +356,9 @@ export class Daemon {
 
   /**
    * A reconcile of every project: one listing, then a pass over each. Each project's outcome
-   * goes to the poll schedule (a failed one is retried with backoff); a failed listing counts as
-   * a failure of every project, and the reconcile is retried with backoff. Returns the projects
-   * that failed.
+   * goes to the poll schedule (a failed one is retried with backoff, though the mirror does not
+   * hold it yet); a failed listing counts as a failure of every project, and the reconcile is
+   * retried with backoff. Returns the projects that failed.
    */
   async reconcile(signal: AbortSignal): Promise<string[]> {
     const report = await this.options.engine.mirror.syncAll(this.options.projects, {
@@ -372,6 +372,9 @@ export class Daemon {
       if (!signal.aborted) this.listingRetry.failed(signal);
     } else {
       this.listingRetry.succeeded();
+      // A project neither listed nor mirrored (its first pass failed, then it went): not retried.
+      const passed = new Set(report.projects.map((result) => result.projectId));
+      this.scheduler.forget((projectId) => passed.has(projectId));
     }
     for (const result of report.projects) {
       this.notePassed(result);

@@ -85,6 +85,16 @@ export class PollScheduler {
     this.replan();
   }
 
+  /**
+   * Forgets the failures and due times of the projects `keep` refuses (a listing that no longer
+   * has them, of projects the mirror does not hold): nothing is left to pass.
+   */
+  forget(keep: (projectId: string) => boolean): void {
+    for (const id of [...this.failing.keys()]) if (!keep(id)) this.failing.delete(id);
+    for (const id of [...this.dueOnce.keys()]) if (!keep(id)) this.dueOnce.delete(id);
+    this.replan();
+  }
+
   /** The projects whose last pass failed, with how many times in a row. */
   failures(): Map<string, number> {
     return new Map([...this.failing].map(([id, failing]) => [id, failing.failures]));
@@ -123,6 +133,14 @@ export class PollScheduler {
       if (once !== undefined) at = Math.min(at, once);
       due.set(id, at);
     }
+    // A project the plan does not know yet (its first pass failed before the mirror held it, or
+    // an event the store could not take named it) is due as its failure or its due time says:
+    // the plan only lists the mirror's projects, and nothing else would pass it before the next
+    // reconcile.
+    for (const [id, failing] of this.failing) {
+      if (!due.has(id)) due.set(id, Math.min(failing.retryAt, this.dueOnce.get(id) ?? Infinity));
+    }
+    for (const [id, once] of this.dueOnce) if (!due.has(id)) due.set(id, once);
     return due;
   }
 

@@ -166,4 +166,55 @@ describe('PollScheduler', () => {
     controller.abort();
     await done;
   });
+
+  it('retries a project the plan does not know yet whose first pass failed, and one made due', async () => {
+    // The mirror's projects make the plan; a project whose first pass failed before the mirror
+    // held it (the store away during the start-up reconcile) is in no plan, and must not wait for
+    // the next reconcile (found by the convergence property).
+    const clock = new FakeClock();
+    const start = clock.now();
+    const polls: [string, number][] = [];
+    let down = true;
+    const scheduler = new PollScheduler({
+      clock,
+      logger: pino({ level: 'silent' }),
+      plan: fixedPlan(clock, HOUR),
+      poll: async (projectId) => {
+        polls.push([projectId, (clock.now() - start) / 1_000]);
+        return projectId !== 'new' || !down;
+      },
+      lastPassAt: () => start,
+      random: () => 0.999,
+    });
+    const controller = new AbortController();
+    const done = scheduler.run(controller.signal);
+    await flushMicrotasks();
+    scheduler.recordResult('new', false);
+    scheduler.dueAt('shared', start + 5_000);
+    await flushMicrotasks();
+    await clock.advance(31_000);
+    // ~10 s after the failure, then ~20 s after that; 'shared' once, at its time.
+    expect(polls.map(([id, at]) => [id, Math.round(at)])).toEqual([
+      ['shared', 5],
+      ['new', 10],
+      ['new', 30],
+    ]);
+    down = false;
+    await clock.advance(45_000);
+    expect(polls.filter(([id]) => id === 'new')).toHaveLength(3);
+    expect(scheduler.failures().has('new')).toBe(false);
+    // Passed, it is the plan's to schedule (it would be in the mirror): no more polls here.
+    await clock.advance(HOUR / 2);
+    expect(polls.filter(([id]) => id === 'new' || id === 'shared')).toHaveLength(4);
+
+    // A project that failed and then left the listing is forgotten.
+    scheduler.recordResult('gone', false);
+    scheduler.forget((projectId) => projectId !== 'gone');
+    await flushMicrotasks();
+    const count = polls.length;
+    await clock.advance(60_000);
+    expect(polls.slice(count).filter(([id]) => id === 'gone')).toEqual([]);
+    controller.abort();
+    await done;
+  });
 });

@@ -118,6 +118,8 @@ export class DaemonHost {
     private readonly sim: Simulator,
     private readonly clock: ManualClock,
     mirror: CaseMirror | string,
+    /** The page size the daemons read tasks with. */
+    private readonly pageSize = DAEMON_PAGE_SIZE,
   ) {
     this.mirror = typeof mirror === 'string' ? sqliteFileMirror(mirror) : mirror;
   }
@@ -154,7 +156,7 @@ export class DaemonHost {
         logger,
         clock,
         storeBusyWaitMs: STORE_BUSY_WAIT_MS,
-        pageSize: DAEMON_PAGE_SIZE,
+        pageSize: this.pageSize,
         ...(leaseMs === undefined ? {} : { leaseMs }),
       },
     );
