@@ -373,8 +373,11 @@ export class Daemon {
     } else {
       this.listingRetry.succeeded();
       // A project neither listed nor mirrored (its first pass failed, then it went): not retried.
-      const passed = new Set(report.projects.map((result) => result.projectId));
-      this.scheduler.forget((projectId) => passed.has(projectId));
+      // Only a complete listing says so (a token that failed to list may still see it).
+      if (report.listingError === undefined) {
+        const passed = new Set(report.projects.map((result) => result.projectId));
+        this.scheduler.forget((projectId) => passed.has(projectId));
+      }
     }
     for (const result of report.projects) {
       this.notePassed(result);

@@ -181,6 +181,34 @@ describe('a project the mirror does not hold yet is retried too', () => {
   });
 });
 
+describe('a project neither listed nor mirrored', () => {
+  it('is not retried after a complete listing without it', async () => {
+    // Its first pass failed before the mirror held it (a lock held by another connection), then
+    // it left the service; the reconcile after a realtime reconnect lists everything else.
+    const setup = await setUp([6, 4]);
+    const { file, sim, clock, host, driver, differences } = setup;
+    const holder = new LockHolder({ engine: 'sqlite', file });
+    onTestFinished(() => holder.close());
+    await holder.hold(60_000);
+    await host.start();
+    await driver.drive(host.started, RETRY_BOUND_MS, 'the start-up');
+    sim.service.removeProject('p_1');
+    await holder.release();
+    sim.realtime.dropAll();
+    await driver.runUntil(
+      async () => (await differences()).length === 0,
+      clock.now() + RETRY_BOUND_MS,
+    );
+    expect(await differences()).toEqual([]);
+    const settledAt = clock.now();
+    await driver.runUntil(async () => false, settledAt + 30 * 60_000);
+    const tries = sim.requestLog.entries.filter(
+      (entry) => entry.time > settledAt && entry.path.includes('/p_1'),
+    );
+    expect(tries).toEqual([]);
+  });
+});
+
 describe('a failed listing is retried with backoff', () => {
   it('a new mirror whose start-up listing failed is filled within minutes, not at the daily reconcile', async () => {
     // Found by the interleaving property on PostgreSQL (seed 20261129): the listing failed, the
