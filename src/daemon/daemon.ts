@@ -135,6 +135,9 @@ export class Daemon {
       plan: () => this.plan(),
       poll: (projectId, signal) => this.syncProject(projectId, signal, 'poll'),
       lastPassAt: (projectId) => this.facts.find((fact) => fact.id === projectId)?.lastPassAt,
+      // As the plan's projects: those asked for, and held.
+      eligible: (projectId) =>
+        (options.projects?.includes(projectId) ?? true) && options.engine.claims.mine(projectId),
       ...(options.random ? { random: options.random } : {}),
     });
     this.listingRetry = new ListingRetry(
@@ -361,6 +364,7 @@ export class Daemon {
    * retried with backoff. Returns the projects that failed.
    */
   async reconcile(signal: AbortSignal): Promise<string[]> {
+    const mark = this.scheduler.mark();
     const report = await this.options.engine.mirror.syncAll(this.options.projects, {
       signal,
       purpose: 'poll',
@@ -372,12 +376,6 @@ export class Daemon {
       if (!signal.aborted) this.listingRetry.failed(signal);
     } else {
       this.listingRetry.succeeded();
-      // A project neither listed nor mirrored (its first pass failed, then it went): not retried.
-      // Only a complete listing says so (a token that failed to list may still see it).
-      if (report.listingError === undefined) {
-        const passed = new Set(report.projects.map((result) => result.projectId));
-        this.scheduler.forget((projectId) => passed.has(projectId));
-      }
     }
     for (const result of report.projects) {
       this.notePassed(result);
@@ -387,6 +385,12 @@ export class Daemon {
     }
     if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
     await this.refreshFacts();
+    // A project neither listed nor mirrored (its first pass failed, then it went) is not tried
+    // again. Only a complete listing says so (a token that failed to list may still see it).
+    if (report.listed !== undefined && report.listingError === undefined) {
+      const kept = new Set([...report.listed, ...this.facts.map((fact) => fact.id)]);
+      this.scheduler.forget((projectId) => kept.has(projectId), mark);
+    }
     await this.afterRequests();
     return failed;
   }
@@ -418,7 +422,8 @@ export class Daemon {
     }
     await this.refreshFacts();
     await this.afterRequests();
-    return first ? result.ok : undefined;
+    // A pass skipped because another daemon holds the project passed nothing.
+    return first && result.errorCode !== 'held_elsewhere' ? result.ok : undefined;
   }
 
   /**

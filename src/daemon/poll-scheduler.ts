@@ -23,6 +23,12 @@ export interface PollSchedulerOptions {
   lastPassAt: (projectId: string) => number | undefined;
   /** Jitter source in [0, 1) for the failed-pass backoff; `Math.random` by default. */
   random?: () => number;
+  /**
+   * Whether this daemon passes `projectId` now (its `--projects`, its leases), for a project
+   * the plan does not list; every project by default. One it may not pass keeps its failure
+   * and due time until it may.
+   */
+  eligible?: (projectId: string) => boolean;
 }
 
 /** How long the loop waits after the plan could not be computed (a database error, say). */
@@ -49,6 +55,9 @@ export class PollScheduler {
   private readonly failing = new Map<string, Failing>();
   /** Projects made due at a set time, once (a deferred refresh). */
   private readonly dueOnce = new Map<string, number>();
+  /** The order in which projects' failures and due times were last noted (what `forget` weighs). */
+  private readonly noted = new Map<string, number>();
+  private notes = 0;
   private readonly backoff: BackoffPolicy;
   private wake: AbortController | undefined;
 
@@ -71,9 +80,11 @@ export class PollScheduler {
       this.failing.delete(projectId);
       return;
     }
+    const now = this.options.clock.now();
     const failures = (this.failing.get(projectId)?.failures ?? 0) + 1;
     const delay = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
-    this.failing.set(projectId, { failures, retryAt: this.options.clock.now() + delay });
+    this.failing.set(projectId, { failures, retryAt: now + delay });
+    this.noted.set(projectId, (this.notes += 1));
     this.replan();
   }
 
@@ -82,16 +93,27 @@ export class PollScheduler {
     const held = this.dueOnce.get(projectId);
     if (held !== undefined && held <= at) return;
     this.dueOnce.set(projectId, at);
+    this.noted.set(projectId, (this.notes += 1));
     this.replan();
   }
 
+  /** A mark of what was noted so far, for `forget`. */
+  mark(): number {
+    return this.notes;
+  }
+
   /**
-   * Forgets the failures and due times of the projects `keep` refuses (a listing that no longer
-   * has them, of projects the mirror does not hold): nothing is left to pass.
+   * Forgets the failures and due times, noted up to `mark`, of the projects `keep` refuses: the
+   * projects neither a listing begun at `mark` nor the mirror has, of which nothing is left to
+   * pass. One noted since may be new to that listing.
    */
-  forget(keep: (projectId: string) => boolean): void {
-    for (const id of [...this.failing.keys()]) if (!keep(id)) this.failing.delete(id);
-    for (const id of [...this.dueOnce.keys()]) if (!keep(id)) this.dueOnce.delete(id);
+  forget(keep: (projectId: string) => boolean, mark: number): void {
+    for (const id of new Set([...this.failing.keys(), ...this.dueOnce.keys()])) {
+      if (keep(id) || (this.noted.get(id) ?? 0) > mark) continue;
+      this.failing.delete(id);
+      this.dueOnce.delete(id);
+      this.noted.delete(id);
+    }
     this.replan();
   }
 
@@ -109,7 +131,8 @@ export class PollScheduler {
    * When each project is next due under `plan`: one interval after its last consistent pass
    * (whoever made it), except that the first poll after start is staggered across one interval
    * so that projects synced together do not stay in lockstep; never sooner than one interval
-   * after the scheduler's own last attempt (a failing project does not spin).
+   * after the scheduler's own last attempt (a failing project does not spin). A project the plan
+   * does not list is due as its failure or due time says, if `eligible`.
    */
   dueTimes(plan: DailyPlan): Map<string, number> {
     const due = new Map<string, number>();
@@ -136,11 +159,19 @@ export class PollScheduler {
     // A project the plan does not know yet (its first pass failed before the mirror held it, or
     // an event the store could not take named it) is due as its failure or its due time says:
     // the plan only lists the mirror's projects, and nothing else would pass it before the next
-    // reconcile.
-    for (const [id, failing] of this.failing) {
-      if (!due.has(id)) due.set(id, Math.min(failing.retryAt, this.dueOnce.get(id) ?? Infinity));
+    // reconcile. Never sooner than the shortest retry after the last attempt (a poll that joined
+    // a pass recorded nothing), and only once this daemon may pass it.
+    const eligible = this.options.eligible ?? (() => true);
+    for (const id of new Set([...this.failing.keys(), ...this.dueOnce.keys()])) {
+      if (due.has(id) || !eligible(id)) continue;
+      let at = Math.min(
+        this.failing.get(id)?.retryAt ?? Infinity,
+        this.dueOnce.get(id) ?? Infinity,
+      );
+      const attempted = this.lastAttempt.get(id);
+      if (attempted !== undefined) at = Math.max(at, attempted + FAILED_PASS_MIN_RETRY_MS);
+      due.set(id, at);
     }
-    for (const [id, once] of this.dueOnce) if (!due.has(id)) due.set(id, once);
     return due;
   }
 

@@ -93,6 +93,7 @@ export class Mirror {
     const listed = new Map(
       checkList(projects, 'project', context).map((p) => [p.id, p as Project]),
     );
+    report.listed = [...listed.keys()];
     // Daemons sharing a mirror each pass the listed projects they hold (see ProjectClaims), of
     // those asked for (`--projects`): a project left out is not leased either.
     const asked = projectIds ?? [...listed.keys()];

@@ -120,6 +120,8 @@ export interface SyncReport {
   removedProjects: string[];
   /** Listed projects another daemon sharing the mirror holds: it mirrors them, this run did not. */
   heldElsewhere?: string[];
+  /** Every project the tokens listed (some of them, when `listingError` says so). */
+  listed?: string[];
 }
 
 export type { ApplyOutcome } from '../store/port.js';

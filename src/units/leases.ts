@@ -223,8 +223,10 @@ export class LeaseKeeper implements ProjectFence {
       this.held = new Set(renewed);
       this.renewedAt = startedAt;
       const acquired = await this.take(this.visible);
-      if (acquired.length > 0) this.acquiredListeners.forEach((listener) => listener(acquired));
       await this.rebalance();
+      // Told once shared out: a project taken and given back in the same heartbeat is not ours.
+      const kept = acquired.filter((projectId) => this.held.has(projectId));
+      if (kept.length > 0) this.acquiredListeners.forEach((listener) => listener(kept));
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'lease heartbeat failed');
     }

@@ -136,11 +136,26 @@ async function main(): Promise<void> {
       }
       // What the leases hold before the answer: the main thread goes on from the answer at once
       // (a listing's projects passed, a claim's items pushed), asking its copy whose they are.
-      if (keeper) postLeases(keeper);
-      post(answer);
+      try {
+        if (keeper) postLeases(keeper);
+      } catch {
+        // The main thread keeps its copy, which lapses with the leases' renewal time.
+      }
+      answerOnce(answer);
     });
   });
-  post({ ready: true, ...(keeper ? { holder: keeper.holder, leases: keeper.snapshot() } : {}) });
+  const snapshot = keeper?.snapshot();
+  if (snapshot) toldLeases = JSON.stringify(snapshot);
+  post({ ready: true, ...(keeper && snapshot ? { holder: keeper.holder, leases: snapshot } : {}) });
+}
+
+/** Sends a unit's answer; one that cannot be copied to the main thread fails that unit alone. */
+function answerOnce(answer: UnitAnswer): void {
+  try {
+    post(answer);
+  } catch (error) {
+    post({ id: answer.id, error: sendError(error) });
+  }
 }
 
 main().catch((error: unknown) => post({ failed: sendError(error) }));

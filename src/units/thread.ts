@@ -3,7 +3,8 @@
  * thread sends units of work as messages and awaits their answers, so that no statement, lock
  * wait or transaction ever holds up its event loop. Units run in the order sent. A PostgreSQL
  * mirror's leases live on that thread too; the main thread holds a copy of what they hold
- * (`ThreadLeases`), refreshed after every heartbeat and unit.
+ * (`ThreadLeases`), refreshed after every heartbeat, and before each unit's answer and each
+ * notice of projects a heartbeat took, so that the main thread never acts on an older copy.
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';

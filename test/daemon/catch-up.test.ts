@@ -23,6 +23,8 @@ const START_UP_BOUND_MS = 30_000;
 const RETRY_BOUND_MS = 5 * 60_000;
 /** How long the injected failures of a project's reads last (simulated). */
 const FAILING_FOR_MS = 20_000;
+/** Real time a test holding the write lock may take: the store's waits on it are real (~12 s). */
+const LOCK_TEST_TIMEOUT_MS = 60_000;
 /** More reads than this during the failures would be a spin, not a backoff. */
 const MAX_READS_WHILE_FAILING = 25;
 
@@ -158,55 +160,71 @@ describe('a failed pass is retried with backoff', () => {
 });
 
 describe('a project the mirror does not hold yet is retried too', () => {
-  it('a new mirror whose store refused the first pass is filled within minutes, not at the next reconcile', async () => {
-    // Found by the convergence property (seed 778): another connection held the write lock past
-    // the store's patience while the start-up reconcile began p_1's backfill. The pass failed
-    // before the mirror held the project, so no plan listed it and nothing passed it again.
-    // (About 12 s of real time: the store's waits on the lock are real.)
-    const setup = await setUp([6]);
-    const { file, clock, host, driver, differences } = setup;
-    const holder = new LockHolder({ engine: 'sqlite', file });
-    onTestFinished(() => holder.close());
-    await holder.hold(60_000);
-    await host.start();
-    await driver.drive(host.started, RETRY_BOUND_MS, 'the start-up');
-    expect(await differences()).not.toEqual([]);
-    await holder.release();
+  it(
+    'a new mirror whose store refused the first pass is filled within minutes, not at the next reconcile',
+    async () => {
+      // Found by the convergence property (seed 778): another connection held the write lock past
+      // the store's patience while the start-up reconcile began p_1's backfill. The pass failed
+      // before the mirror held the project, so no plan listed it and nothing passed it again.
+      // (About 12 s of real time: the store's waits on the lock are real.)
+      const setup = await setUp([6]);
+      const { file, clock, host, driver, differences } = setup;
+      const holder = new LockHolder({ engine: 'sqlite', file });
+      onTestFinished(() => holder.close());
+      await holder.hold(60_000);
+      await host.start();
+      await driver.drive(host.started, RETRY_BOUND_MS, 'the start-up');
+      expect(await differences()).not.toEqual([]);
+      await holder.release();
 
-    await driver.runUntil(
-      async () => (await differences()).length === 0,
-      clock.now() + RETRY_BOUND_MS,
-    );
-    expect(await differences()).toEqual([]);
-  });
+      await driver.runUntil(
+        async () => (await differences()).length === 0,
+        clock.now() + RETRY_BOUND_MS,
+      );
+      expect(await differences()).toEqual([]);
+    },
+    LOCK_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('a project neither listed nor mirrored', () => {
-  it('is not retried after a complete listing without it', async () => {
-    // Its first pass failed before the mirror held it (a lock held by another connection), then
-    // it left the service; the reconcile after a realtime reconnect lists everything else.
-    const setup = await setUp([6, 4]);
-    const { file, sim, clock, host, driver, differences } = setup;
-    const holder = new LockHolder({ engine: 'sqlite', file });
-    onTestFinished(() => holder.close());
-    await holder.hold(60_000);
-    await host.start();
-    await driver.drive(host.started, RETRY_BOUND_MS, 'the start-up');
-    sim.service.removeProject('p_1');
-    await holder.release();
-    sim.realtime.dropAll();
-    await driver.runUntil(
-      async () => (await differences()).length === 0,
-      clock.now() + RETRY_BOUND_MS,
-    );
-    expect(await differences()).toEqual([]);
-    const settledAt = clock.now();
-    await driver.runUntil(async () => false, settledAt + 30 * 60_000);
-    const tries = sim.requestLog.entries.filter(
-      (entry) => entry.time > settledAt && entry.path.includes('/p_1'),
-    );
-    expect(tries).toEqual([]);
-  });
+  it(
+    'is not retried after a complete listing without it',
+    async () => {
+      // Its first pass failed before the mirror held it (a lock held by another connection), then
+      // it left the service; the reconcile after a realtime reconnect lists everything else.
+      const setup = await setUp([6, 4]);
+      const { file, sim, clock, host, driver, differences } = setup;
+      const holder = new LockHolder({ engine: 'sqlite', file });
+      onTestFinished(() => holder.close());
+      await holder.hold(60_000);
+      await host.start();
+      await driver.drive(host.started, RETRY_BOUND_MS, 'the start-up');
+      sim.service.removeProject('p_1');
+      await holder.release();
+      sim.realtime.dropAll();
+      await driver.runUntil(
+        async () => (await differences()).length === 0,
+        clock.now() + RETRY_BOUND_MS,
+      );
+      expect(await differences()).toEqual([]);
+      // The reconnect's reconcile has listed (the start-up's listing and its own).
+      await driver.runUntil(
+        async () => sim.requestLog.count({ route: 'listProjects', status: 200 }) >= 2,
+        clock.now() + RETRY_BOUND_MS,
+      );
+      expect(sim.requestLog.count({ route: 'listProjects', status: 200 })).toBeGreaterThanOrEqual(
+        2,
+      );
+      const settledAt = clock.now();
+      await driver.runUntil(async () => false, settledAt + 30 * 60_000);
+      const tries = sim.requestLog.entries.filter(
+        (entry) => entry.time > settledAt && entry.path.includes('/p_1'),
+      );
+      expect(tries).toEqual([]);
+    },
+    LOCK_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('a failed listing is retried with backoff', () => {

@@ -10,6 +10,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MIN_LEASE_MS } from '../../src/cli/options.js';
 import { openEngine, type Engine } from '../../src/daemon/wiring.js';
 import { singleToken } from '../../src/tokens/index.js';
 import { openConnection } from '../fixtures/connection.js';
@@ -17,9 +18,12 @@ import { startPostgres } from '../fixtures/postgres.js';
 import type { Db } from '../../src/store/db.js';
 
 /** The shortest lease `run --lease-ms` allows: a heartbeat a second. */
-const LEASE_MS = 3_000;
-/** The other daemon's lease runs out this long after the test begins, in ms. */
-const OTHER_LEASE_LEFT_MS = 500;
+const LEASE_MS = MIN_LEASE_MS;
+/**
+ * The other daemon's lease runs out this long after it is written, in ms: past the listing that
+ * must find it held, within a few heartbeats.
+ */
+const OTHER_LEASE_LEFT_MS = 2_000;
 
 let url: string;
 let admin: Db;

@@ -207,13 +207,55 @@ describe('PollScheduler', () => {
     await clock.advance(HOUR / 2);
     expect(polls.filter(([id]) => id === 'new' || id === 'shared')).toHaveLength(4);
 
-    // A project that failed and then left the listing is forgotten.
+    // A listing begun now without 'gone' (failed, and made due) forgets it; 'kept' is retried,
+    // and 'late', noted after the listing began, may be new to it.
     scheduler.recordResult('gone', false);
-    scheduler.forget((projectId) => projectId !== 'gone');
+    scheduler.dueAt('gone', clock.now() + 30_000);
+    scheduler.recordResult('kept', false);
+    const mark = scheduler.mark();
+    scheduler.recordResult('late', false);
+    scheduler.forget((projectId) => projectId === 'kept', mark);
     await flushMicrotasks();
     const count = polls.length;
     await clock.advance(60_000);
-    expect(polls.slice(count).filter(([id]) => id === 'gone')).toEqual([]);
+    const after = polls.slice(count).map(([id]) => id);
+    expect(after).not.toContain('gone');
+    expect(after).toContain('kept');
+    expect(after).toContain('late');
+    controller.abort();
+    await done;
+  });
+
+  it('leaves a project the plan does not list to when the daemon may pass it', async () => {
+    // On a shared PostgreSQL mirror, a project whose lease lapsed in this daemon's eyes: its due
+    // time waits (a pass now would be skipped as held elsewhere, and the due time spent).
+    const clock = new FakeClock();
+    const start = clock.now();
+    const polls: [string, number][] = [];
+    let mine = false;
+    const scheduler = new PollScheduler({
+      clock,
+      logger: pino({ level: 'silent' }),
+      plan: fixedPlan(clock, HOUR),
+      poll: async (projectId) => {
+        polls.push([projectId, (clock.now() - start) / 1_000]);
+        return true;
+      },
+      lastPassAt: () => start,
+      eligible: (projectId) => projectId !== 'leased' || mine,
+    });
+    const controller = new AbortController();
+    const done = scheduler.run(controller.signal);
+    await flushMicrotasks();
+    scheduler.dueAt('leased', start);
+    await flushMicrotasks();
+    await clock.advance(10_000);
+    expect(polls).toEqual([]);
+    mine = true;
+    scheduler.replan();
+    await flushMicrotasks();
+    await clock.advance(1_000);
+    expect(polls).toEqual([['leased', 10]]);
     controller.abort();
     await done;
   });

@@ -46,7 +46,7 @@ export interface CaseResult {
   reconciled: boolean;
   /**
    * Task pages past the first that the service answered (200 or 304): a pass read a project over
-   * several pages, which the daemon writes several at once (two a statement on PostgreSQL).
+   * several pages (a PostgreSQL backfill writes two a statement).
    */
   laterPages: number;
   /** What happened, step by step, as the simulator and the daemon saw it. */

@@ -30,8 +30,8 @@ export const STORE_BUSY_WAIT_MS = 300;
 export const STORE_PROBE_MS = 50;
 /**
  * The page size the daemons read tasks with: four, so that a case's projects (up to 25 tasks)
- * take up to seven pages, and a pass's pages, the writes of several at once (two a statement on
- * PostgreSQL), the 304s of kept pages and the rows a change shifts from page to page play against
+ * take up to seven pages, and a pass's pages, the writes of several at once (two a statement in
+ * a PostgreSQL backfill), the 304s of kept pages and the rows a change shifts from page to page play against
  * every other step, as a project of many thousand tasks would at the service's 500.
  */
 export const DAEMON_PAGE_SIZE = 4;
@@ -47,8 +47,12 @@ const LEASE_LOOK_MS = 25;
 function daemonLogger(): pino.Logger {
   const file = process.env['PROJMIRROR_PROPERTY_LOG'];
   if (file === undefined || file === '') return pino({ level: 'silent' });
-  return pino({ level: 'debug' }, pino.destination({ dest: file, sync: true, append: true }));
+  logFile ??= pino.destination({ dest: file, sync: true, append: true });
+  return pino({ level: 'debug' }, logFile);
 }
+
+/** The file of `PROJMIRROR_PROPERTY_LOG`, opened once for every daemon of the run. */
+let logFile: ReturnType<typeof pino.destination> | undefined;
 
 /**
  * A clock for one daemon over the case's manual clock, counting the daemon's pending sleeps.
@@ -119,7 +123,7 @@ export class DaemonHost {
     private readonly clock: ManualClock,
     mirror: CaseMirror | string,
     /** The page size the daemons read tasks with. */
-    private readonly pageSize = DAEMON_PAGE_SIZE,
+    readonly pageSize = DAEMON_PAGE_SIZE,
   ) {
     this.mirror = typeof mirror === 'string' ? sqliteFileMirror(mirror) : mirror;
   }

@@ -8,7 +8,7 @@ import type { ManualClock } from '../../../src/domain/index.js';
 import type { FaultKind, Simulator } from '../../../src/sim/index.js';
 import type { Db } from '../../../src/store/db.js';
 import { flawedEvent, hintMessage, type Announcer } from './announce.js';
-import { DAEMON_PAGE_SIZE, type DaemonHost } from './host.js';
+import type { DaemonHost } from './host.js';
 import type { CaseMirror } from './mirror.js';
 import { queueItem, type QueuedItem, type RunSql } from './outbox.js';
 import { performOutage } from './outage.js';
@@ -154,7 +154,7 @@ async function queue(step: Extract<Step, { kind: 'outbox' }>, context: StepConte
 
 /** Sends hint messages spaced in simulated time, and checks what the refreshes cost. */
 async function flood(step: Extract<Step, { kind: 'hintFlood' }>, context: StepContext) {
-  const { sim, driver } = context;
+  const { sim, driver, host } = context;
   const project = step.namesProject ? pickOf(sim.service.listProjects(), step.project) : undefined;
   const before = reads(sim);
   for (let sent = 0; sent < step.messages; sent += 1) {
@@ -163,7 +163,7 @@ async function flood(step: Extract<Step, { kind: 'hintFlood' }>, context: StepCo
   }
   await driver.advance(FLOOD_TAIL_MS);
   const spent = reads(sim) - before;
-  const allowed = FLOOD_RECONCILES_ALLOWED * reconcileCost(sim);
+  const allowed = FLOOD_RECONCILES_ALLOWED * reconcileCost(sim, host.pageSize);
   const what = `a flood of ${step.messages} hints ${step.spacingMs} ms apart naming ${project?.id ?? 'nothing'}`;
   context.trace.push(`${what}: ${spent} reads`);
   if (spent > allowed) {
@@ -179,9 +179,8 @@ function reads(sim: Simulator): number {
 }
 
 /** Requests of one reconcile: list projects, then get project, the pages and three lists each. */
-function reconcileCost(sim: Simulator): number {
+function reconcileCost(sim: Simulator, pageSize: number): number {
   const projects = sim.service.listProjects();
-  const pages = (id: string) =>
-    Math.max(1, Math.ceil(sim.service.taskCount(id) / DAEMON_PAGE_SIZE));
+  const pages = (id: string) => Math.max(1, Math.ceil(sim.service.taskCount(id) / pageSize));
   return 1 + projects.reduce((sum, project) => sum + 4 + pages(project.id), 0);
 }
