@@ -28,6 +28,39 @@ function fixedPlan(clock: FakeClock, intervalMs: number): () => DailyPlan {
   };
 }
 
+/**
+ * A scheduler over a fixed hourly plan of 'a' and 'b' (last passed at the start), running until
+ * `stop()`; `polls` records each poll with its second since the start.
+ */
+async function runningScheduler(
+  answer: (projectId: string) => boolean,
+  eligible?: (projectId: string) => boolean,
+) {
+  const clock = new FakeClock();
+  const start = clock.now();
+  const polls: [string, number][] = [];
+  const scheduler = new PollScheduler({
+    clock,
+    logger: pino({ level: 'silent' }),
+    plan: fixedPlan(clock, HOUR),
+    poll: async (projectId) => {
+      polls.push([projectId, (clock.now() - start) / 1_000]);
+      return answer(projectId);
+    },
+    lastPassAt: () => start,
+    random: () => 0.999,
+    ...(eligible ? { eligible } : {}),
+  });
+  const controller = new AbortController();
+  const done = scheduler.run(controller.signal);
+  await flushMicrotasks();
+  const stop = async () => {
+    controller.abort();
+    await done;
+  };
+  return { clock, start, polls, scheduler, stop };
+}
+
 describe('PollScheduler', () => {
   it('polls each project once per interval, staggered, in due order', async () => {
     const clock = new FakeClock();
@@ -171,24 +204,10 @@ describe('PollScheduler', () => {
     // The mirror's projects make the plan; a project whose first pass failed before the mirror
     // held it (the store away during the start-up reconcile) is in no plan, and must not wait for
     // the next reconcile (found by the convergence property).
-    const clock = new FakeClock();
-    const start = clock.now();
-    const polls: [string, number][] = [];
     let down = true;
-    const scheduler = new PollScheduler({
-      clock,
-      logger: pino({ level: 'silent' }),
-      plan: fixedPlan(clock, HOUR),
-      poll: async (projectId) => {
-        polls.push([projectId, (clock.now() - start) / 1_000]);
-        return projectId !== 'new' || !down;
-      },
-      lastPassAt: () => start,
-      random: () => 0.999,
-    });
-    const controller = new AbortController();
-    const done = scheduler.run(controller.signal);
-    await flushMicrotasks();
+    const { clock, start, polls, scheduler, stop } = await runningScheduler(
+      (projectId) => projectId !== 'new' || !down,
+    );
     scheduler.recordResult('new', false);
     scheduler.dueAt('shared', start + 5_000);
     await flushMicrotasks();
@@ -222,31 +241,17 @@ describe('PollScheduler', () => {
     expect(after).not.toContain('gone');
     expect(after).toContain('kept');
     expect(after).toContain('late');
-    controller.abort();
-    await done;
+    await stop();
   });
 
   it('leaves a project the plan does not list to when the daemon may pass it', async () => {
     // On a shared PostgreSQL mirror, a project whose lease lapsed in this daemon's eyes: its due
     // time waits (a pass now would be skipped as held elsewhere, and the due time spent).
-    const clock = new FakeClock();
-    const start = clock.now();
-    const polls: [string, number][] = [];
     let mine = false;
-    const scheduler = new PollScheduler({
-      clock,
-      logger: pino({ level: 'silent' }),
-      plan: fixedPlan(clock, HOUR),
-      poll: async (projectId) => {
-        polls.push([projectId, (clock.now() - start) / 1_000]);
-        return true;
-      },
-      lastPassAt: () => start,
-      eligible: (projectId) => projectId !== 'leased' || mine,
-    });
-    const controller = new AbortController();
-    const done = scheduler.run(controller.signal);
-    await flushMicrotasks();
+    const { clock, start, polls, scheduler, stop } = await runningScheduler(
+      () => true,
+      (projectId) => projectId !== 'leased' || mine,
+    );
     scheduler.dueAt('leased', start);
     await flushMicrotasks();
     await clock.advance(10_000);
@@ -256,7 +261,6 @@ describe('PollScheduler', () => {
     await flushMicrotasks();
     await clock.advance(1_000);
     expect(polls).toEqual([['leased', 10]]);
-    controller.abort();
-    await done;
+    await stop();
   });
 });
