@@ -285,6 +285,8 @@ export class Daemon {
       await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     } else {
       leases.onAcquired((projectIds) => this.takeOver(projectIds));
+      // A project made due while its lease looked lapsed is passed once it is ours again.
+      leases.onRenewed(() => this.scheduler.replan());
       await leases.advertise();
     }
     this.realtime?.start(signal);

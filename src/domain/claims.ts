@@ -38,6 +38,11 @@ export interface Leases extends ProjectClaims {
   readonly leaseMs: number;
   /** Told the projects whose leases a heartbeat took over (their previous holder is gone). */
   onAcquired(listener: (projectIds: string[]) => void): void;
+  /**
+   * Told after each heartbeat (what `mine` answers may have changed: a lease renewed after a
+   * stall, one lost), so that what waited for a project to be this daemon's again goes on.
+   */
+  onRenewed(listener: () => void): void;
   /** Tells the other daemons what this one lists (a daemon that will run, not a one-shot). */
   advertise(): Promise<void>;
   /** Takes the free leases of `projectIds`; returns those held now. */

@@ -294,6 +294,7 @@ export function leasesOf(keeper: LeaseKeeper): Leases {
     listed: (projectIds, complete) => serially(() => keeper.listed(projectIds, complete)),
     removable: (projectIds) => serially(() => keeper.removable(projectIds)),
     onAcquired: (listener) => keeper.onAcquired(listener),
+    onRenewed: (listener) => keeper.onHeartbeat(listener),
     advertise: () => serially(() => keeper.advertise()),
     claim: (projectIds) => serially(() => keeper.claim(projectIds)),
     stop: () => serially(() => keeper.stop()),

@@ -179,6 +179,7 @@ class ThreadLeases implements Leases {
   private held: ReadonlySet<string>;
   private readonly units: LeasesPort;
   private readonly listeners = new Set<(projectIds: string[]) => void>();
+  private readonly renewedListeners = new Set<() => void>();
 
   constructor(holder: string, snapshot: LeaseSnapshot, units: LeasesPort) {
     this.holder = holder;
@@ -194,6 +195,7 @@ class ThreadLeases implements Leases {
   update(snapshot: LeaseSnapshot): void {
     this.snapshot = snapshot;
     this.held = new Set(snapshot.held);
+    this.renewedListeners.forEach((listener) => listener());
   }
 
   acquired(projectIds: string[]): void {
@@ -215,6 +217,11 @@ class ThreadLeases implements Leases {
 
   onAcquired(listener: (projectIds: string[]) => void): void {
     this.listeners.add(listener);
+  }
+
+  /** Told whenever the copy changes (after a heartbeat or a unit that changed the leases). */
+  onRenewed(listener: () => void): void {
+    this.renewedListeners.add(listener);
   }
 
   advertise(): Promise<void> {

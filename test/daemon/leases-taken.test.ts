@@ -89,3 +89,20 @@ it('is the daemon’s on the main thread when it hears the heartbeat took it', a
     await engine.close();
   }
 }, 30_000);
+
+it('is told to the main thread at every heartbeat, so that what waited for a lease goes on', async () => {
+  // The daemon wakes its poll schedule on each: a project made due while its lease looked
+  // lapsed (a heartbeat stalled) is passed once the lease is renewed, not at its next slot.
+  const engine = await engineOnThread();
+  try {
+    const leases = engine.leases!;
+    expect(await leases.listed(['p_renewed'])).toEqual(['p_renewed']);
+    const renewed = new Promise<boolean>((resolve) =>
+      leases.onRenewed(() => resolve(leases.mine('p_renewed'))),
+    );
+    // A heartbeat every third of the lease.
+    expect(await renewed).toBe(true);
+  } finally {
+    await engine.close();
+  }
+}, 30_000);
