@@ -80,10 +80,9 @@ export class PollScheduler {
       this.failing.delete(projectId);
       return;
     }
-    const now = this.options.clock.now();
     const failures = (this.failing.get(projectId)?.failures ?? 0) + 1;
     const delay = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
-    this.failing.set(projectId, { failures, retryAt: now + delay });
+    this.failing.set(projectId, { failures, retryAt: this.options.clock.now() + delay });
     this.noted.set(projectId, (this.notes += 1));
     this.replan();
   }

@@ -66,10 +66,13 @@ function threadLogger(): Logger {
   );
 }
 
+/** The leases of a PostgreSQL mirror, once started (`startLeases`). */
+let keeper: LeaseKeeper | undefined;
 let toldLeases = '';
 
 /** Tells the main thread what the leases hold, when that changed since it was last told. */
-function postLeases(keeper: LeaseKeeper): void {
+function postLeases(): void {
+  if (keeper === undefined) return;
   const snapshot = keeper.snapshot();
   const text = JSON.stringify(snapshot);
   if (text === toldLeases) return;
@@ -78,29 +81,36 @@ function postLeases(keeper: LeaseKeeper): void {
 }
 
 /**
- * The leases of a PostgreSQL mirror, told to the main thread after each heartbeat, and before a
- * unit's answer and the projects a heartbeat took.
+ * Tells the main thread something it acts on at once (a unit's answer, projects taken), after
+ * what the leases hold now: it asks its copy whose a project is as it goes on (a listing's
+ * projects passed, a claim's items pushed, a project taken passed), and a pass of a project its
+ * copy does not show held is skipped as held elsewhere. A message that cannot be copied to the
+ * main thread (a unit's answer) fails that unit alone.
  */
-async function startLeases(
-  mirror: MirrorHandle,
-  queue: SerialQueue,
-): Promise<LeaseKeeper | undefined> {
-  if (leases === undefined) return undefined;
-  const keeper = await LeaseKeeper.start({
+function tell(message: UnitAnswer | { acquired: string[] }): void {
+  postLeases();
+  try {
+    post(message);
+  } catch (error) {
+    if (!('id' in message)) throw error;
+    post({ id: message.id, error: sendError(error) });
+  }
+}
+
+/**
+ * The leases of a PostgreSQL mirror, told to the main thread after each heartbeat, and before a
+ * unit's answer and the projects a heartbeat took (`tell`).
+ */
+async function startLeases(mirror: MirrorHandle, queue: SerialQueue): Promise<void> {
+  if (leases === undefined) return;
+  keeper = await LeaseKeeper.start({
     coordination: new Coordination(mirror),
     ...leases,
     logger: threadLogger(),
     serially: (work) => queue.run(work),
   });
-  keeper.onHeartbeat(() => postLeases(keeper));
-  keeper.onAcquired((projectIds) => {
-    // What the leases hold first: the main thread passes the projects taken as soon as it hears
-    // of them, and a pass of a project its snapshot does not show held is skipped (held
-    // elsewhere), so an event the store could not write while the lease lapsed was lost.
-    postLeases(keeper);
-    post({ acquired: projectIds });
-  });
-  return keeper;
+  keeper.onHeartbeat(postLeases);
+  keeper.onAcquired((projectIds) => tell({ acquired: projectIds }));
 }
 
 /**
@@ -119,7 +129,7 @@ async function close(db: MirrorHandle, queue: SerialQueue): Promise<void> {
 async function main(): Promise<void> {
   const queue = new SerialQueue();
   const db = await openMirror(location, 'write', { busyTimeoutMs: STATEMENT_BUSY_MS });
-  const keeper = await startLeases(db, queue);
+  await startLeases(db, queue);
   const host = createHost(db, systemClock, keeper);
   port.on('message', (message: UnitRequest | { close: true; abandon: boolean }) => {
     if ('close' in message) {
@@ -134,28 +144,13 @@ async function main(): Promise<void> {
       } catch (error) {
         answer = { id: message.id, error: sendError(error) };
       }
-      // What the leases hold before the answer: the main thread goes on from the answer at once
-      // (a listing's projects passed, a claim's items pushed), asking its copy whose they are.
-      try {
-        if (keeper) postLeases(keeper);
-      } catch {
-        // The main thread keeps its copy, which lapses with the leases' renewal time.
-      }
-      answerOnce(answer);
+      tell(answer);
     });
   });
-  const snapshot = keeper?.snapshot();
-  if (snapshot) toldLeases = JSON.stringify(snapshot);
-  post({ ready: true, ...(keeper && snapshot ? { holder: keeper.holder, leases: snapshot } : {}) });
-}
-
-/** Sends a unit's answer; one that cannot be copied to the main thread fails that unit alone. */
-function answerOnce(answer: UnitAnswer): void {
-  try {
-    post(answer);
-  } catch (error) {
-    post({ id: answer.id, error: sendError(error) });
-  }
+  if (keeper === undefined) return post({ ready: true });
+  const held = keeper.snapshot();
+  toldLeases = JSON.stringify(held);
+  post({ ready: true, holder: keeper.holder, leases: held });
 }
 
 main().catch((error: unknown) => post({ failed: sendError(error) }));

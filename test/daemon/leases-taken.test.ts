@@ -11,7 +11,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MIN_LEASE_MS } from '../../src/cli/options.js';
-import { openEngine, type Engine } from '../../src/daemon/wiring.js';
+import { openEngine } from '../../src/daemon/wiring.js';
+import type { Leases } from '../../src/domain/index.js';
 import { singleToken } from '../../src/tokens/index.js';
 import { openConnection } from '../fixtures/connection.js';
 import { startPostgres } from '../fixtures/postgres.js';
@@ -41,33 +42,35 @@ afterAll(() => {
   stopServer?.();
 });
 
-/** An engine on the test's database, its store on a thread of its own (as `run` has it). */
-function engineOnThread(): Promise<Engine> {
-  return openEngine(
+/**
+ * Runs `work` with the leases of an engine on the test's database, its store on a thread of its
+ * own (as `run` has it); the engine is closed after.
+ */
+async function withLeasesOnThread(work: (leases: Leases) => Promise<void>): Promise<void> {
+  const engine = await openEngine(
     // No request is sent: the service's address is never reached.
     { baseUrl: new URL('http://127.0.0.1:9/v1'), tokens: singleToken('glt_test_leases_taken') },
     { db: url, logger: pino({ level: 'silent' }), leaseMs: LEASE_MS },
   );
+  try {
+    await work(engine.leases!);
+  } finally {
+    await engine.close();
+  }
 }
 
 it('is the daemon’s on the main thread as soon as the unit that took it answers', async () => {
   // A daemon's listing takes the free leases, and its passes follow at once.
-  const engine = await engineOnThread();
-  try {
-    const leases = engine.leases!;
+  await withLeasesOnThread(async (leases) => {
     expect(await leases.listed(['p_free'])).toEqual(['p_free']);
     expect(leases.mine('p_free')).toBe(true);
     expect(await leases.claim(['p_claimed'])).toEqual(['p_claimed']);
     expect(leases.mine('p_claimed')).toBe(true);
-  } finally {
-    await engine.close();
-  }
+  });
 }, 30_000);
 
 it('is the daemon’s on the main thread when it hears the heartbeat took it', async () => {
-  const engine = await engineOnThread();
-  try {
-    const leases = engine.leases!;
+  await withLeasesOnThread(async (leases) => {
     await admin
       .prepare(
         `INSERT INTO project_leases (project_id, daemon_id, acquired_at, expires_at)
@@ -85,24 +88,18 @@ it('is the daemon’s on the main thread when it hears the heartbeat took it', a
     expect(leases.mine('p_1')).toBe(false);
     await taken;
     expect(heard).toEqual([{ projects: ['p_1'], mine: [true] }]);
-  } finally {
-    await engine.close();
-  }
+  });
 }, 30_000);
 
 it('is told to the main thread at every heartbeat, so that what waited for a lease goes on', async () => {
   // The daemon wakes its poll schedule on each: a project made due while its lease looked
   // lapsed (a heartbeat stalled) is passed once the lease is renewed, not at its next slot.
-  const engine = await engineOnThread();
-  try {
-    const leases = engine.leases!;
+  await withLeasesOnThread(async (leases) => {
     expect(await leases.listed(['p_renewed'])).toEqual(['p_renewed']);
     const renewed = new Promise<boolean>((resolve) =>
       leases.onRenewed(() => resolve(leases.mine('p_renewed'))),
     );
     // A heartbeat every third of the lease.
     expect(await renewed).toBe(true);
-  } finally {
-    await engine.close();
-  }
+  });
 }, 30_000);

@@ -29,16 +29,19 @@ function fixedPlan(clock: FakeClock, intervalMs: number): () => DailyPlan {
 }
 
 /**
- * A scheduler over a fixed hourly plan of 'a' and 'b' (last passed at the start), running until
- * `stop()`; `polls` records each poll with its second since the start.
+ * A scheduler over a fixed hourly plan of 'a' and 'b', running until `stop()`: each poll answers
+ * `answer` (or throws), each project last passed at `lastPassAt` (the start unless given), and
+ * `polls` records each poll with its second since the start.
  */
-async function runningScheduler(
-  answer: (projectId: string) => boolean,
-  eligible?: (projectId: string) => boolean,
-) {
+async function runningScheduler(options: {
+  answer: (projectId: string) => boolean;
+  lastPassAt?: (projectId: string, start: number) => number;
+  eligible?: (projectId: string) => boolean;
+}) {
   const clock = new FakeClock();
   const start = clock.now();
   const polls: [string, number][] = [];
+  const { answer, lastPassAt = () => start, eligible } = options;
   const scheduler = new PollScheduler({
     clock,
     logger: pino({ level: 'silent' }),
@@ -47,7 +50,7 @@ async function runningScheduler(
       polls.push([projectId, (clock.now() - start) / 1_000]);
       return answer(projectId);
     },
-    lastPassAt: () => start,
+    lastPassAt: (projectId) => lastPassAt(projectId, start),
     random: () => 0.999,
     ...(eligible ? { eligible } : {}),
   });
@@ -103,25 +106,14 @@ describe('PollScheduler', () => {
   });
 
   it('places the first poll after the last consistent pass; a failing project retries with backoff', async () => {
-    const clock = new FakeClock();
-    const start = clock.now();
-    const polls: [string, number][] = [];
     let down = true;
-    const scheduler = new PollScheduler({
-      clock,
-      logger: pino({ level: 'silent' }),
-      plan: fixedPlan(clock, HOUR),
-      poll: async (projectId) => {
-        polls.push([projectId, (clock.now() - start) / 1_000]);
+    const { clock, polls, scheduler, stop } = await runningScheduler({
+      answer: (projectId) => {
         if (projectId === 'a' && down) throw new Error('service down');
-        return projectId !== 'a' || !down;
+        return true;
       },
-      lastPassAt: (projectId) => (projectId === 'b' ? start - 50 * 60_000 : start - 10 * 60_000),
-      random: () => 0.999,
+      lastPassAt: (projectId, start) => start - (projectId === 'b' ? 50 : 10) * 60_000,
     });
-    const controller = new AbortController();
-    const done = scheduler.run(controller.signal);
-    await flushMicrotasks();
     await clock.advance(11 * 60_000);
     expect(polls).toEqual([['b', 600]]);
     // 'a' is due 20 minutes in; failing, it is tried again after ~10 s, ~20 s, ~40 s, ~80 s...
@@ -136,8 +128,7 @@ describe('PollScheduler', () => {
     const count = polls.length;
     await clock.advance(30 * 60_000);
     expect(polls.slice(count).filter(([id]) => id === 'a')).toEqual([]);
-    controller.abort();
-    await done;
+    await stop();
   });
 
   it('never retries a failed project later than its regular slot (short intervals)', async () => {
@@ -205,9 +196,9 @@ describe('PollScheduler', () => {
     // held it (the store away during the start-up reconcile) is in no plan, and must not wait for
     // the next reconcile (found by the convergence property).
     let down = true;
-    const { clock, start, polls, scheduler, stop } = await runningScheduler(
-      (projectId) => projectId !== 'new' || !down,
-    );
+    const { clock, start, polls, scheduler, stop } = await runningScheduler({
+      answer: (projectId) => projectId !== 'new' || !down,
+    });
     scheduler.recordResult('new', false);
     scheduler.dueAt('shared', start + 5_000);
     await flushMicrotasks();
@@ -248,10 +239,10 @@ describe('PollScheduler', () => {
     // On a shared PostgreSQL mirror, a project whose lease lapsed in this daemon's eyes: its due
     // time waits (a pass now would be skipped as held elsewhere, and the due time spent).
     let mine = false;
-    const { clock, start, polls, scheduler, stop } = await runningScheduler(
-      () => true,
-      (projectId) => projectId !== 'leased' || mine,
-    );
+    const { clock, start, polls, scheduler, stop } = await runningScheduler({
+      answer: () => true,
+      eligible: (projectId) => projectId !== 'leased' || mine,
+    });
     scheduler.dueAt('leased', start);
     await flushMicrotasks();
     await clock.advance(10_000);
