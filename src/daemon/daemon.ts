@@ -135,9 +135,7 @@ export class Daemon {
       plan: () => this.plan(),
       poll: (projectId, signal) => this.syncProject(projectId, signal, 'poll'),
       lastPassAt: (projectId) => this.facts.find((fact) => fact.id === projectId)?.lastPassAt,
-      // As the plan's projects: those asked for, and held.
-      eligible: (projectId) =>
-        (options.projects?.includes(projectId) ?? true) && options.engine.claims.mine(projectId),
+      eligible: (projectId) => this.polls(projectId),
       ...(options.random ? { random: options.random } : {}),
     });
     this.listingRetry = new ListingRetry(
@@ -337,6 +335,14 @@ export class Daemon {
     return this.freshness.isFresh(projectId);
   }
 
+  /** Whether this daemon polls `projectId`: one it was asked for (`--projects`), and holds. */
+  private polls(projectId: string): boolean {
+    return (
+      (this.options.projects?.includes(projectId) ?? true) &&
+      this.options.engine.claims.mine(projectId)
+    );
+  }
+
   /**
    * The plan in force, recomputed from what the governors and the mirror know now: each token's
    * quota spread over the projects it reads.
@@ -346,8 +352,7 @@ export class Daemon {
       now: this.clock.now(),
       tokens: this.options.engine.tokens(),
       projects: this.facts
-        .filter((project) => this.options.projects?.includes(project.id) ?? true)
-        .filter((project) => this.options.engine.claims.mine(project.id))
+        .filter((project) => this.polls(project.id))
         .map(({ id, taskCount }) => ({ id, taskCount })),
       foreignRatePerHour: (label) => this.foreignUse(label).ratePerHour(),
       realtimeConnected: this.realtimeConnected,
