@@ -12,13 +12,13 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import { expect, it } from 'vitest';
-import { planDay } from '../../src/budget/plan.js';
 import {
   FAILED_PASS_BACKOFF_MAX_MS,
   FAILED_PASS_MIN_RETRY_MS,
   PollScheduler,
 } from '../../src/daemon/poll-scheduler.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
+import { fixedPlan } from '../fixtures/plan.js';
 
 const HOUR = 3_600_000;
 /** Projects the plan does not list; the plan's own are 'a' and 'b'. */
@@ -69,19 +69,7 @@ async function play(steps: Op[]): Promise<void> {
   const scheduler = new PollScheduler({
     clock,
     logger: pino({ level: 'silent' }),
-    plan: () =>
-      planDay({
-        now: clock.now(),
-        resetAt: clock.now() + 24 * HOUR,
-        quotaLimit: 1000,
-        quotaRemaining: 1000,
-        foreignRatePerHour: 0,
-        realtimeConnected: true,
-        projects: [
-          { id: 'a', taskCount: 10 },
-          { id: 'b', taskCount: 10 },
-        ],
-      }),
+    plan: fixedPlan(clock, HOUR),
     poll: async (projectId) => {
       // (1), checked after each step: the scheduler logs what a poll throws and goes on.
       if (UNLISTED.includes(projectId as Unlisted) && !mine.has(projectId)) {

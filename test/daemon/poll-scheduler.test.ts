@@ -1,32 +1,10 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { planDay, type DailyPlan } from '../../src/budget/plan.js';
 import { PollScheduler } from '../../src/daemon/poll-scheduler.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
+import { fixedPlan } from '../fixtures/plan.js';
 
 const HOUR = 3_600_000;
-
-function fixedPlan(clock: FakeClock, intervalMs: number): () => DailyPlan {
-  return () => {
-    const plan = planDay({
-      now: clock.now(),
-      resetAt: clock.now() + 24 * HOUR,
-      quotaLimit: 1000,
-      quotaRemaining: 1000,
-      foreignRatePerHour: 0,
-      realtimeConnected: false,
-      projects: [
-        { id: 'a', taskCount: 10 },
-        { id: 'b', taskCount: 10 },
-      ],
-    });
-    return {
-      ...plan,
-      intervalMs,
-      projects: plan.projects.map((p, i) => ({ ...p, intervalMs, offsetMs: i * (intervalMs / 2) })),
-    };
-  };
-}
 
 /**
  * A scheduler over a fixed hourly plan of 'a' and 'b', running until `stop()`: each poll answers
