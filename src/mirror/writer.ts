@@ -173,7 +173,10 @@ export class MirrorWriter {
    * One page of a backfill in one transaction: each row noted as seen, the page kept (`fresh`
    * rows, just received; a 304's rows are its kept copy already) with the backfill's progress,
    * and each row written unless a write during the pass holds a later copy. Returns the problem
-   * when a task was seen before in this read, and then writes nothing but what marked it.
+   * when a task was seen before in this read, and then writes nothing but what marked it. On
+   * SQLite, a fresh page whose tasks the mirror holds none of, while no write during the pass
+   * guards a task and no id of the read was marked one by one, is inserted whole and noted seen
+   * as a page (`SeenTasks.defer`): any id of the read it repeated would have been held.
    */
   private async pageInTransaction(
     projectId: string,
@@ -185,13 +188,28 @@ export class MirrorWriter {
     const guard = this.guards.get(projectId);
     return await store.transaction(async () => {
       await this.claims.fence(projectId);
+      const { pageSize, etag } = page;
+      const keep = async () => {
+        if (page.fresh) {
+          await store.taskPages.put(projectId, pageSize, page.page, etag, rows.texts, context.at);
+        }
+        await store.syncState.backfillProgress(projectId, page.page, page.totalCount);
+      };
+      // A page of tasks all new, no write during the pass in the way: noted seen as a page.
+      if (
+        page.fresh &&
+        !context.history &&
+        (guard === undefined || guard.tasks.size === 0) &&
+        (await store.seenTasks.mayDefer(projectId)) &&
+        (await store.tasks.insertAllNew(projectId, rows, context))
+      ) {
+        await keep();
+        await store.seenTasks.defer(projectId, pageSize, page.page, rows.ids.length);
+        return undefined;
+      }
       const repeated = await store.seenTasks.markAll(projectId, rows.ids);
       if (repeated !== undefined) return `task ${repeated} appeared twice`;
-      if (page.fresh) {
-        const { pageSize, etag } = page;
-        await store.taskPages.put(projectId, pageSize, page.page, etag, rows.texts, context.at);
-      }
-      await store.syncState.backfillProgress(projectId, page.page, page.totalCount);
+      await keep();
       const unguarded = guard ? pickRows(rows, (id) => !guard.tasks.has(id)) : rows;
       if (page.fresh) await store.tasks.putAllNew(projectId, unguarded, context);
       else await store.tasks.putAll(projectId, unguarded, context);

@@ -77,6 +77,7 @@ export class TasksRepository {
     this.sqliteInsert = sqlite && {
       task: sqlite.prepare(INSERT_TASK),
       assignee: sqlite.prepare(ADD_ASSIGNEE),
+      remove: sqlite.prepare('DELETE FROM tasks WHERE id = ?'),
     };
   }
 
@@ -163,6 +164,18 @@ export class TasksRepository {
     }
   }
 
+  /**
+   * SQLite: inserts every task of `rows`, a page of a backfill, when the mirror holds none of
+   * them and none repeats (true); otherwise writes nothing (false), stopping at the first task
+   * held.
+   */
+  async insertAllNew(projectId: string, rows: TaskRows, context: WriteContext): Promise<boolean> {
+    await context.fields.noteShapes('tasks', rows.fields, context.at);
+    if (this.insertRows(projectId, rows, context.at, true) === undefined) return false;
+    context.tally.rows += rows.ids.length;
+    return true;
+  }
+
   /** The mirror's copies of the tasks `ids`, in their order (undefined: not held). */
   private async findEach(ids: readonly string[]): Promise<Array<StoredTask | undefined>> {
     if (this.findAllStmt === undefined) {
@@ -212,31 +225,8 @@ export class TasksRepository {
    * per row would cost more than the insert).
    */
   private async insertPage(projectId: string, rows: TaskRows, at: string): Promise<Set<string>> {
+    if (this.sqliteInsert !== undefined) return this.insertRows(projectId, rows, at, false)!;
     const inserted = new Set<string>();
-    if (this.sqliteInsert !== undefined) {
-      const { task, assignee } = this.sqliteInsert;
-      const { ids, names, starts, ends, statuses, progress, updated, texts } = rows;
-      for (let i = 0; i < ids.length; i++) {
-        const id = ids[i]!;
-        const { changes } = task.run(
-          id,
-          projectId,
-          names[i],
-          starts[i],
-          ends[i],
-          statuses[i],
-          progress[i],
-          updated[i],
-          texts[i],
-          at,
-        );
-        if (changes === 1) inserted.add(id);
-      }
-      rows.assignedTasks.forEach((taskId, i) => {
-        if (inserted.has(taskId)) assignee.run(taskId, rows.assignedMembers[i]);
-      });
-      return inserted;
-    }
     const { insertAllStmt, addAssigneesStmt } = this;
     if (insertAllStmt === undefined || addAssigneesStmt === undefined) {
       throw new Error('no page insert for this engine');
@@ -245,6 +235,52 @@ export class TasksRepository {
     for (const id of (await insertAllStmt.pluck().all(page)) as string[]) inserted.add(id);
     const assigned = pageAssignments(pickRows(rows, (id) => inserted.has(id)));
     if (assigned.tasks.length > 0) await addAssigneesStmt.run(assigned);
+    return inserted;
+  }
+
+  /**
+   * SQLite: inserts the tasks of `rows` the mirror does not hold, with their assignees, in one
+   * synchronous loop; the ids inserted. With `whole`, stops at the first task held and deletes
+   * those it inserted (undefined).
+   */
+  private insertRows(
+    projectId: string,
+    rows: TaskRows,
+    at: string,
+    whole: boolean,
+  ): Set<string> | undefined {
+    if (this.sqliteInsert === undefined)
+      throw new Error('rows are inserted one by one on SQLite only');
+    const { task, assignee, remove } = this.sqliteInsert;
+    const { ids, names, starts, ends, statuses, progress, updated, texts } = rows;
+    const inserted = new Set<string>();
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      // The values bound one by one, not as an array a row.
+      const { changes } = task.run(
+        id,
+        projectId,
+        names[i],
+        starts[i],
+        ends[i],
+        statuses[i],
+        progress[i],
+        updated[i],
+        texts[i],
+        at,
+      );
+      if (changes === 1) inserted.add(id);
+      else if (whole) {
+        // The tasks just inserted go again (no assignee yet; the full-text triggers of an
+        // insert and a delete of a task have one condition): cheaper than a savepoint, which
+        // would copy every page the inserts touch to its journal.
+        for (const added of inserted) remove.run(added);
+        return undefined;
+      }
+    }
+    rows.assignedTasks.forEach((taskId, i) => {
+      if (inserted.has(taskId)) assignee.run(taskId, rows.assignedMembers[i]);
+    });
     return inserted;
   }
 
