@@ -7,14 +7,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv, Options } from 'yargs';
 import { UsageError } from '../domain/index.js';
-import { DEFAULT_ITEM_RETRY_WINDOW_MS, ON_CONFLICT_CHOICES } from '../outbox/index.js';
+import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/retries.js';
+import { ON_CONFLICT_CHOICES } from '../outbox/send.js';
 import {
   DEFAULT_HISTORY_RETENTION_DAYS,
+  DEFAULT_METRICS_HOST,
   DEFAULT_RECONCILE_CRON,
   DEFAULT_SCHEDULE_TIMEZONE,
-} from '../daemon/schedules.js';
+} from '../daemon/defaults.js';
 import { DEFAULT_LEASE_MS } from '../units/leases.js';
-import { DEFAULT_METRICS_HOST } from '../daemon/metrics.js';
 import { readConfigFile } from './config-file.js';
 import { DEFAULT_DEADLINE_MS } from './interrupt.js';
 

@@ -1,6 +1,7 @@
 /** The `projmirror` command line: one yargs instance, one module per command under `commands/`. */
 import yargs from 'yargs';
 import { errorLine, UsageError } from '../domain/index.js';
+import { commandName } from './command.js';
 import { commands } from './commands/index.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, ExitError, type ExitCode } from './exit.js';
 import { refuseInternalOptions, refuseTokenFlag } from './options.js';
@@ -81,17 +82,28 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
       const text = message ?? error?.message ?? 'usage error';
       throw new UsageError(namedAsWritten(text.replace(/\s*\n\s*/g, ' '), argv));
     });
-  for (const command of commands) {
-    parser.command({
-      ...command,
-      handler: async (args) => {
-        exitCode = await command.handler(args);
-      },
-    });
-  }
   try {
     refuseTokenFlag(argv);
     refuseInternalOptions(argv);
+    // Only a command the line names is loaded (any word of it: an option's value may come
+    // first); the others are listed for --help and for "did you mean".
+    const words = new Set(argv);
+    for (const listed of commands) {
+      const { command, describe } = listed;
+      if (!words.has(commandName(listed))) {
+        parser.command(command, describe);
+        continue;
+      }
+      const body = await listed.load();
+      parser.command({
+        command,
+        describe,
+        builder: body.builder,
+        handler: async (args) => {
+          exitCode = await body.handler(args);
+        },
+      });
+    }
     await parser.parseAsync();
     return exitCode;
   } catch (error) {

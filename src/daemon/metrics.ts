@@ -6,8 +6,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** The address the metrics endpoint listens on unless told otherwise: this machine only. */
-export const DEFAULT_METRICS_HOST = '127.0.0.1';
 /** Buckets of `projmirror_request_duration_seconds`, in seconds (a page of 500 tasks takes ~0.05). */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
 /** A service error code becomes a label value only in this shape; anything else is `other`. */

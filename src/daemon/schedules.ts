@@ -7,13 +7,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { Logger } from 'pino';
 import { errorLine, isTimeZone, UsageError, type Clock } from '../domain/index.js';
-
-/** 00:15 UTC: shortly after the quota day resets (midnight UTC unless configured otherwise). */
-export const DEFAULT_RECONCILE_CRON = '15 0 * * *';
-/** `task_history` rows older than this are pruned once a day. */
-export const DEFAULT_HISTORY_RETENTION_DAYS = 365;
-/** The zone the expression is read in when none is given. */
-export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
+import { DEFAULT_SCHEDULE_TIMEZONE } from './defaults.js';
 
 /** The cron expression, its zone, the clock and the two jobs it runs. */
 export interface ScheduleOptions {

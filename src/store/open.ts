@@ -7,7 +7,6 @@ import { openDatabase } from './database.js';
 import type { SqliteDb } from './db.js';
 import type { MirrorHandle } from './handle.js';
 import { openMirrorForReading } from './open-for-reading.js';
-import { openPostgres } from './postgres/open.js';
 import { isPostgresUrl } from './postgres/target.js';
 import { sqliteConnection } from './sqlite-connection.js';
 import { openMirrorFile } from './writable.js';
@@ -43,6 +42,8 @@ export async function openMirror(
 ): Promise<MirrorHandle> {
   if (isPostgresUrl(location.db)) {
     const readonly = mode === 'report' || mode === 'read';
+    // The PostgreSQL driver is loaded for a PostgreSQL mirror only.
+    const { openPostgres } = await import('./postgres/open.js');
     return openPostgres(location.db, { readonly, passwordFile: location.passwordFile });
   }
   const db = openFile(location, mode);

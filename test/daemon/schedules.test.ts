@@ -1,13 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/index.js';
-import {
-  checkCron,
-  checkTimeZone,
-  DEFAULT_RECONCILE_CRON,
-  nextCronTime,
-  Schedules,
-} from '../../src/daemon/schedules.js';
+import { DEFAULT_RECONCILE_CRON } from '../../src/daemon/defaults.js';
+import { checkCron, checkTimeZone, nextCronTime, Schedules } from '../../src/daemon/schedules.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
 
 const at = (iso: string) => Date.parse(iso);

@@ -7,6 +7,7 @@
  */
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
+import type { ListedCommand } from '../../src/cli/command.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { COMMON_OPTIONS, CONFIG_TOKEN_FILE } from '../../src/cli/common-options.js';
 import { runCli } from '../fixtures/cli.js';
@@ -24,9 +25,9 @@ declare module 'yargs' {
 const BUILT_IN = new Set(['help', 'version']);
 
 /** A command's name and the options its builder declares, positionals aside. */
-function declared(command: (typeof commands)[number]): { name: string; options: string[] } {
+async function declared(command: ListedCommand): Promise<{ name: string; options: string[] }> {
   const parser = yargs([]);
-  command.builder(parser);
+  (await command.load()).builder(parser);
   const positionals = [...command.command.matchAll(/[<[]([\w-]+)[\]>]/g)].map((m) => m[1]);
   const options = Object.keys(parser.getOptions().key).filter(
     (key) => !BUILT_IN.has(key) && !positionals.includes(key),
@@ -51,9 +52,10 @@ const isCommon = (option: string): option is keyof typeof COMMON_OPTIONS =>
   option in COMMON_OPTIONS;
 const variableOf = (option: string) => `PROJMIRROR_${option.toUpperCase().replaceAll('-', '_')}`;
 
-describe('every option shown', () => {
-  const all = commands.map(declared);
+// Each command's module as the CLI loads it when a command line names it.
+const all = await Promise.all(commands.map(declared));
 
+describe('every option shown', () => {
   it('finds the options the CLI declares', () => {
     expect(all.map(({ name }) => name)).toContain('sync');
     for (const { name, options } of all) expect(options.length, name).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ import { startSimulator, type Simulator } from '../../sim/index.js';
 import { isoTime } from '../../store/database.js';
 import { openMirror } from '../../store/open.js';
 import { DaemonStateRepository } from '../../store/daemon-state.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { plural } from '../plural.js';
 import { createProgressView } from '../progress.js';
@@ -28,10 +28,7 @@ const DEMO_MARK = 'demo';
 
 const out = (text = '') => process.stdout.write(`${text}\n`);
 
-export const demoCommand: CliCommand = {
-  command: 'demo',
-  describe:
-    'start the simulator with sample data, sync it into ./demo.sqlite, push edits, show queries',
+export const demoCommand: CommandBody = {
   // PROJMIRROR_* configure a real mirror: the demo must never pick up (and replace) PROJMIRROR_DB.
   builder: (yargs) =>
     yargs

@@ -4,7 +4,7 @@ import { readSmallFile } from '../../domain/small-file.js';
 import { checkTokenLabel, TOKEN_PREFIX } from '../../tokens/index.js';
 import { checkEnqueueInput, enqueue, OUTBOX_OPS } from '../../outbox/index.js';
 import { openMirror } from '../../store/open.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { readStdin } from '../stdio.js';
 import { STORE_OPTIONS, withCommonOptions } from '../common-options.js';
@@ -47,9 +47,7 @@ function tokenLabel(value: unknown): string | null {
   return value;
 }
 
-export const enqueueCommand: CliCommand = {
-  command: 'enqueue <op>',
-  describe: 'add an outbox item locally, without network; prints its id and idempotency key',
+export const enqueueCommand: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, STORE_OPTIONS, ['token'])
       .positional('op', { type: 'string', describe: `the edit: ${OUTBOX_OPS.join(', ')}` })

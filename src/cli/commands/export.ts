@@ -9,16 +9,14 @@ import {
   writeView,
 } from '../../report/index.js';
 import type { ExportFormat } from '../../report/index.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { withStoreOptions } from '../options.js';
 import { plural } from '../plural.js';
 import { writePiecesToStdout } from '../stdio.js';
 import { openForReport, optionalText } from './report.js';
 
-export const exportCommand: CliCommand = {
-  command: 'export',
-  describe: 'write reporting views as CSV, JSON or NDJSON files, or one view to standard output',
+export const exportCommand: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs)
       .option('format', {

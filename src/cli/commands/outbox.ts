@@ -16,7 +16,7 @@ import {
 import type { MirrorHandle } from '../../store/handle.js';
 import { mirrorMayExist, openMirror } from '../../store/open.js';
 import { OutboxRepository } from '../../store/outbox.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, withStoreOptions } from '../options.js';
 
@@ -104,9 +104,7 @@ async function list(mirror: MirrorHandle, args: Record<string, unknown>): Promis
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export const outboxCommand: CliCommand = {
-  command: 'outbox <action> [id]',
-  describe: 'manage outbox items: list, retry ID, drop ID, resolve ID --keep-local|--keep-remote',
+export const outboxCommand: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs)
       .positional('action', { choices: ACTIONS, describe: 'what to do' })

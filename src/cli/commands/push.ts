@@ -2,7 +2,7 @@
 import { runningDaemonPid } from '../../daemon/daemon.js';
 import { UsageError } from '../../domain/index.js';
 import type { DryRunStep, PushReport } from '../../outbox/index.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import {
@@ -51,9 +51,7 @@ export function pushProblemLine(report: PushReport): string | undefined {
   return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
 }
 
-export const pushCommand: CliCommand = {
-  command: 'push',
-  describe: 'send every pending outbox item, retrying transient failures for a while, then exit',
+export const pushCommand: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, [...ONE_SHOT_OPTIONS, ITEM_RETRY_WINDOW_FLAG, 'on-conflict'])
       .option('json', {

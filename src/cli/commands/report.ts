@@ -13,15 +13,13 @@ import {
 import type { MirrorHandle } from '../../store/handle.js';
 import { openMirror } from '../../store/open.js';
 import { applyTimeZoneToReader } from '../../store/timezone.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, parseTimeZone, withStoreOptions } from '../options.js';
 import { plural } from '../plural.js';
 import { writePiecesToStdout } from '../stdio.js';
 
-export const reportCommand: CliCommand = {
-  command: 'report',
-  describe: 'project progress and overdue tasks from the mirror alone (--html: a page of charts)',
+export const reportCommand: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs)
       .option('project', { type: 'string', describe: 'report only this project id' })

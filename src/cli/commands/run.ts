@@ -10,7 +10,7 @@ import { Daemon } from '../../daemon/daemon.js';
 import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
 import { checkCron, checkTimeZone } from '../../daemon/schedules.js';
 import { TokenRefusalWatch } from '../../daemon/token-refusal.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import {
   onConflictOf,
   readCommonConfig,
@@ -29,9 +29,7 @@ export const ABANDON_AFTER_MS = 1_500;
 
 type RunOptions = ReturnType<typeof checkRunOptions>;
 
-export const runCommand: CliCommand = {
-  command: 'run',
-  describe: 'the daemon: initial sync, realtime, budgeted polling, outbox pushing, reconcile',
+export const runCommand: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, [
       ...REMOTE_OPTIONS,

@@ -24,7 +24,7 @@ import {
   type SimReadings,
   type SimulatorOptions,
 } from '../../sim/index.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 
 const FAULT_KINDS: FaultKind[] = ['html', 'malformed', 'wrongShape', 'drop', 'commitThenDrop'];
@@ -274,9 +274,7 @@ function untilSignal(): Promise<void> {
   });
 }
 
-export const simulateCommand: CliCommand = {
-  command: 'simulate',
-  describe: 'serve the bundled simulator of the service until SIGTERM/SIGINT',
+export const simulateCommand: CommandBody = {
   builder,
   handler: async (args) => {
     const sim = await startSimulator(simulatorOptionsFromArgs(args));

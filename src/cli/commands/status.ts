@@ -1,15 +1,13 @@
 /** `projmirror status [--json]`: freshness, quota, plan and outbox, from the mirror alone. */
 import { mirrorMayExist, openEmptyMirror, openMirror } from '../../store/open.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, withStoreOptions } from '../options.js';
 import { gatherStatus } from '../status/gather.js';
 import { renderStatus } from '../status/render.js';
 import { VERSION } from '../version.js';
 
-export const statusCommand: CliCommand = {
-  command: 'status',
-  describe: 'per project: task count, last consistent sync, staleness; quota; plan; outbox counts',
+export const statusCommand: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs).option('json', {
       type: 'boolean',

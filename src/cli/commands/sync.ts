@@ -1,6 +1,6 @@
 /** `projmirror sync`: one full, consistent pass over every project, then one summary line. */
 import type { SyncReport } from '../../mirror/index.js';
-import type { CliCommand } from '../command.js';
+import type { CommandBody } from '../command.js';
 import { ONE_SHOT_OPTIONS, withCommonOptions } from '../common-options.js';
 import { abortOnSignals, type Interrupt } from '../interrupt.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
@@ -32,9 +32,7 @@ export function syncProblemLines(report: SyncReport, interrupt: Interrupt): stri
   return lines;
 }
 
-export const syncCommand: CliCommand = {
-  command: 'sync',
-  describe: 'one full, consistent pass over every project, then exit',
+export const syncCommand: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, ONE_SHOT_OPTIONS).option('json', {
       type: 'boolean',

@@ -1,0 +1,13 @@
+/**
+ * The daemon's defaults that the command line's options show. A module of its own, importing
+ * nothing: reading any command's options loads no schedule or metrics library.
+ */
+
+/** 00:15 UTC: shortly after the quota day resets (midnight UTC unless configured otherwise). */
+export const DEFAULT_RECONCILE_CRON = '15 0 * * *';
+/** `task_history` rows older than this are pruned once a day. */
+export const DEFAULT_HISTORY_RETENTION_DAYS = 365;
+/** The zone the expression is read in when none is given. */
+export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
+/** The address the metrics endpoint listens on unless told otherwise: this machine only. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
