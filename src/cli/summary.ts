@@ -1,7 +1,7 @@
 /** The one closing summary of `sync` and `push`: an object for `--json`, and its line. */
 import type { SyncReport } from '../mirror/index.js';
 import type { PushReport } from '../outbox/index.js';
-import { plural } from './plural.js';
+import { grouped, plural } from './plural.js';
 
 /** What `sync --json` prints: the totals, then each project's result. */
 export interface SyncSummary {
@@ -48,7 +48,7 @@ export function syncSummaryLine(summary: SyncSummary): string {
   const parts = [
     `${plural(summary.consistent, 'project')} consistent, ${summary.failed.length} failed`,
     plural(summary.tasks, 'task'),
-    `${plural(summary.requests, 'request')} (${count(summary.pagesNotModified)} of ${plural(summary.pagesRead, 'page')} answered 304)`,
+    `${plural(summary.requests, 'request')} (${grouped(summary.pagesNotModified)} of ${plural(summary.pagesRead, 'page')} answered 304)`,
     `${plural(summary.rowsWritten, 'row')} written`,
   ];
   if (summary.removedProjects.length > 0) {
@@ -81,10 +81,6 @@ export function pushSummaryLine(summary: PushSummary): string {
   const conflicts = summary.conflicts > 0 ? `, ${summary.conflicts} in conflict` : '';
   const items = `${summary.done} done, ${summary.failed} failed${conflicts}, ${summary.pending} left pending${elsewhere}`;
   return `push: ${items}; ${plural(summary.requests, 'request')}; ${seconds(summary.durationMs)}`;
-}
-
-function count(value: number): string {
-  return value.toLocaleString('en-US');
 }
 
 function seconds(ms: number): string {
