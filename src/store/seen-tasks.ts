@@ -8,7 +8,8 @@
  * as its ids. While a read has noted only such pages, every id it saw is a task it inserted, so a
  * later page that repeats one fails its own insert and takes the way that marks ids, which first
  * marks those of the noted pages from their kept copies (`settle`). A cold sync so writes one TEMP
- * row a page instead of one a task (about 45 ms of CPU over 100,000 tasks, benchmark 1).
+ * row a page instead of one a task (its store thread 510-550 -> 470-490 ms over 100,000 tasks,
+ * benchmark 1).
  */
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';

@@ -170,8 +170,9 @@ export class TasksRepository {
    * held.
    */
   async insertAllNew(projectId: string, rows: TaskRows, context: WriteContext): Promise<boolean> {
-    await context.fields.noteShapes('tasks', rows.fields, context.at);
     if (this.insertRows(projectId, rows, context.at, true) === undefined) return false;
+    // Only now: a page that repeats a task of the read writes nothing but what marked it.
+    await context.fields.noteShapes('tasks', rows.fields, context.at);
     context.tally.rows += rows.ids.length;
     return true;
   }

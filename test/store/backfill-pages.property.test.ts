@@ -3,7 +3,8 @@
  * mirror as SQLite's page-by-page transactions do, and find the same problem on the same page:
  * over random pages (ids repeated within and across them, `X-Total-Count` present or not), tasks
  * the mirror holds already (the same copy, another, another project's), ids seen before in the
- * read and ids a write during the pass guards.
+ * read and ids a write during the pass guards; and note the same fields (a page that finds a
+ * task seen before notes none).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,8 @@ const task = (id: string, variant: number, projectId = 'p1'): Task => ({
   status: 'InProgress',
   progress: 10 * variant,
   assigneeIds: [['m1'], ['m1', 'm2'], []][variant]!,
+  // A field only this variant has: noted with the first page that holds it.
+  ...(variant === 2 ? { label: 'rare' } : {}),
 });
 
 const cases: fc.Arbitrary<Case> = fc.record({
@@ -71,9 +74,19 @@ const cases: fc.Arbitrary<Case> = fc.record({
 
 /** Sets the mirror as `c` says, writes its pages `perWrite` at a time, and returns the mirror. */
 async function play(db: Db, store: MirrorStore, c: Case, perWrite: number) {
-  for (const table of ['seen_tasks', 'task_pages', 'task_assignees', 'tasks', 'sync_state']) {
+  for (const table of [
+    'seen_tasks',
+    'task_pages',
+    'task_assignees',
+    'tasks',
+    'sync_state',
+    'data_fields',
+  ]) {
     await db.exec(`DELETE FROM ${table}`);
   }
+  store.fields.forget();
+  // Every field known but the rare one, as after a first pass: most pages add none.
+  await store.fields.note('tasks', [task('t1', 0), task('t1', 1)], AT);
   const writer = new MirrorWriter(store, new FakeClock());
   const tally = newTally();
   await writer.beginBackfill({ id: 'p1', name: 'P', active: true, readOnlyReason: null }, tally);
@@ -126,6 +139,9 @@ async function play(db: Db, store: MirrorStore, c: Case, perWrite: number) {
     kept: await read('SELECT page, etag, row_count, rows FROM task_pages ORDER BY page'),
     state: await read(`SELECT pages_read, total_count FROM sync_state WHERE project_id = 'p1'`),
     seen: await read(`SELECT id FROM seen_tasks WHERE project_id = 'p1' ORDER BY id`),
+    fields: await read(
+      `SELECT record_kind, field, value_type FROM data_fields ORDER BY record_kind, field, value_type`,
+    ),
   };
 }
 
