@@ -11,7 +11,7 @@
  * The daemons hold their projects by leases of `LEASE_MS` (real time). A killed daemon's leases
  * stay until they expire, so after a kill the harness waits, in real time, until the new daemon
  * holds them (`DaemonHost.handedOver`): each kill costs up to one lease time. Environment as for
- * the SQLite property: `PROJMIRROR_PROPERTY_RUNS` (default 24), `PROJMIRROR_PROPERTY_SEED`,
+ * the SQLite property: `PROJMIRROR_PROPERTY_RUNS` (default 32), `PROJMIRROR_PROPERTY_SEED`,
  * `PROJMIRROR_PROPERTY_BUDGET_MS`, `PROJMIRROR_PROPERTY_PATH` (replay: `npx vitest run <this
  * file> -t '<test name>'`).
  */
@@ -23,13 +23,18 @@ import { convergenceCase } from './convergence/steps.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { openTcpProxy } from '../fixtures/tcp-proxy.js';
 
-const DEFAULT_RUNS = 24;
+/**
+ * Four cases a reading: the lease bug of 2026-11-25 (a take-over skipped as held elsewhere)
+ * showed first on a reading's fourth case.
+ */
+const DEFAULT_RUNS = 32;
 const DEFAULT_SEED = 20_261_123;
 /**
  * Real time the file may spend (issue 15's bound was under a minute on 2 shared cores; issue 23's
- * outages, each seconds of real time, and a store thread per daemon added about half a minute).
+ * outages, each seconds of real time, and a store thread per daemon added about half a minute;
+ * a fourth case a reading, about 15 s more).
  */
-const DEFAULT_BUDGET_MS = 75_000;
+const DEFAULT_BUDGET_MS = 100_000;
 /** The daemons' lease time, in ms: the shortest `run --lease-ms` allows. */
 const LEASE_MS = 3_000;
 
