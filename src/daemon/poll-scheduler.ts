@@ -83,7 +83,7 @@ export class PollScheduler {
     const failures = (this.failing.get(projectId)?.failures ?? 0) + 1;
     const delay = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
     this.failing.set(projectId, { failures, retryAt: this.options.clock.now() + delay });
-    this.noted.set(projectId, (this.notes += 1));
+    this.note(projectId);
     this.replan();
   }
 
@@ -92,8 +92,18 @@ export class PollScheduler {
     const held = this.dueOnce.get(projectId);
     if (held !== undefined && held <= at) return;
     this.dueOnce.set(projectId, at);
-    this.noted.set(projectId, (this.notes += 1));
+    this.note(projectId);
     this.replan();
+  }
+
+  /** Notes that `projectId`'s failure or due time changed, after all noted so far. */
+  private note(projectId: string): void {
+    this.noted.set(projectId, (this.notes += 1));
+  }
+
+  /** The projects with a failure or a due time noted. */
+  private pending(): Set<string> {
+    return new Set([...this.failing.keys(), ...this.dueOnce.keys()]);
   }
 
   /** A mark of what was noted so far, for `forget`. */
@@ -107,7 +117,7 @@ export class PollScheduler {
    * pass. One noted since may be new to that listing.
    */
   forget(keep: (projectId: string) => boolean, mark: number): void {
-    for (const id of new Set([...this.failing.keys(), ...this.dueOnce.keys()])) {
+    for (const id of this.pending()) {
       if (keep(id) || (this.noted.get(id) ?? 0) > mark) continue;
       this.failing.delete(id);
       this.dueOnce.delete(id);
@@ -161,7 +171,7 @@ export class PollScheduler {
     // reconcile. Never sooner than the shortest retry after the last attempt (a poll that joined
     // a pass recorded nothing), and only once this daemon may pass it.
     const eligible = this.options.eligible ?? (() => true);
-    for (const id of new Set([...this.failing.keys(), ...this.dueOnce.keys()])) {
+    for (const id of this.pending()) {
       if (due.has(id) || !eligible(id)) continue;
       let at = Math.min(
         this.failing.get(id)?.retryAt ?? Infinity,

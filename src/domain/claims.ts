@@ -39,8 +39,9 @@ export interface Leases extends ProjectClaims {
   /** Told the projects whose leases a heartbeat took over (their previous holder is gone). */
   onAcquired(listener: (projectIds: string[]) => void): void;
   /**
-   * Told after each heartbeat (what `mine` answers may have changed: a lease renewed after a
-   * stall, one lost), so that what waited for a project to be this daemon's again goes on.
+   * Told after a heartbeat that may have changed what `mine` answers (a lease renewed after a
+   * stall, one lost): every heartbeat on the caller's thread, and every change of the copy a
+   * store thread's leases send. What waited for a project to be this daemon's again goes on.
    */
   onRenewed(listener: () => void): void;
   /** Tells the other daemons what this one lists (a daemon that will run, not a one-shot). */

@@ -28,7 +28,7 @@ const DEMO_MARK = 'demo';
 
 const out = (text = '') => process.stdout.write(`${text}\n`);
 
-export const demoCommand: CommandBody = {
+export const body: CommandBody = {
   // PROJMIRROR_* configure a real mirror: the demo must never pick up (and replace) PROJMIRROR_DB.
   builder: (yargs) =>
     yargs

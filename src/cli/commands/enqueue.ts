@@ -47,7 +47,7 @@ function tokenLabel(value: unknown): string | null {
   return value;
 }
 
-export const enqueueCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, STORE_OPTIONS, ['token'])
       .positional('op', { type: 'string', describe: `the edit: ${OUTBOX_OPS.join(', ')}` })

@@ -16,7 +16,7 @@ import { plural } from '../plural.js';
 import { writePiecesToStdout } from '../stdio.js';
 import { openForReport, optionalText } from './report.js';
 
-export const exportCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs)
       .option('format', {

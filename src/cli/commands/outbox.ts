@@ -104,7 +104,7 @@ async function list(mirror: MirrorHandle, args: Record<string, unknown>): Promis
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export const outboxCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs)
       .positional('action', { choices: ACTIONS, describe: 'what to do' })

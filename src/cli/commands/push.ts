@@ -51,7 +51,7 @@ export function pushProblemLine(report: PushReport): string | undefined {
   return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
 }
 
-export const pushCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, [...ONE_SHOT_OPTIONS, ITEM_RETRY_WINDOW_FLAG, 'on-conflict'])
       .option('json', {

@@ -19,7 +19,7 @@ import { mirrorLocation, parseTimeZone, withStoreOptions } from '../options.js';
 import { plural } from '../plural.js';
 import { writePiecesToStdout } from '../stdio.js';
 
-export const reportCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs)
       .option('project', { type: 'string', describe: 'report only this project id' })

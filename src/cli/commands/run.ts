@@ -29,7 +29,7 @@ export const ABANDON_AFTER_MS = 1_500;
 
 type RunOptions = ReturnType<typeof checkRunOptions>;
 
-export const runCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, [
       ...REMOTE_OPTIONS,

@@ -274,7 +274,7 @@ function untilSignal(): Promise<void> {
   });
 }
 
-export const simulateCommand: CommandBody = {
+export const body: CommandBody = {
   builder,
   handler: async (args) => {
     const sim = await startSimulator(simulatorOptionsFromArgs(args));

@@ -7,7 +7,7 @@ import { gatherStatus } from '../status/gather.js';
 import { renderStatus } from '../status/render.js';
 import { VERSION } from '../version.js';
 
-export const statusCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withStoreOptions(yargs).option('json', {
       type: 'boolean',

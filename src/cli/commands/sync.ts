@@ -32,7 +32,7 @@ export function syncProblemLines(report: SyncReport, interrupt: Interrupt): stri
   return lines;
 }
 
-export const syncCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, ONE_SHOT_OPTIONS).option('json', {
       type: 'boolean',

@@ -4,7 +4,7 @@ import { withCommonOptions } from '../common-options.js';
 import { EXIT_OK } from '../exit.js';
 import { VERSION } from '../version.js';
 
-export const versionCommand: CommandBody = {
+export const body: CommandBody = {
   builder: (yargs) => withCommonOptions(yargs, []),
   handler: () => {
     process.stdout.write(`${VERSION}\n`);
