@@ -3,8 +3,8 @@
  * mirror as SQLite's page-by-page transactions do, and find the same problem on the same page:
  * over random pages (ids repeated within and across them, `X-Total-Count` present or not), tasks
  * the mirror holds already (the same copy, another, another project's), ids seen before in the
- * read and ids a write during the pass guards; and note the same fields (a page that finds a
- * task seen before notes none).
+ * read and ids a write during the pass guards, from the read's start or from a later pair of
+ * pages on; and note the same fields (a page that finds a task seen before notes none).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ interface Case {
   held: Record<string, Held>;
   seen: string[];
   guarded: string[];
+  /** The pair of pages before which the write guards them (0: before the read). */
+  guardedAt: number;
 }
 
 const task = (id: string, variant: number, projectId = 'p1'): Task => ({
@@ -70,10 +72,20 @@ const cases: fc.Arbitrary<Case> = fc.record({
   ),
   seen: fc.subarray(IDS, { maxLength: 2 }),
   guarded: fc.subarray(IDS, { maxLength: 2 }),
+  guardedAt: fc.nat(2),
 });
 
-/** Sets the mirror as `c` says, writes its pages `perWrite` at a time, and returns the mirror. */
-async function play(db: Db, store: MirrorStore, c: Case, perWrite: number) {
+/**
+ * Sets the mirror as `c` says, writes its pages `perWrite` at a time (guarding `c.guarded` at
+ * their turn, when `atGuard` is told), and returns the mirror.
+ */
+async function play(
+  db: Db,
+  store: MirrorStore,
+  c: Case,
+  perWrite: number,
+  atGuard: () => void = () => {},
+) {
   for (const table of [
     'seen_tasks',
     'task_pages',
@@ -108,7 +120,12 @@ async function play(db: Db, store: MirrorStore, c: Case, perWrite: number) {
   }
   if (c.seen.length > 0) await store.seenTasks.markAll('p1', c.seen);
   const guard = writer.guard('p1');
-  for (const id of c.guarded) guard.tasks.add(id);
+  // A write during the pass guards its tasks between two pairs of pages, as both engines write.
+  const guardFrom = c.guardedAt * PAGES_PER_STATEMENT;
+  const guardNow = () => {
+    for (const id of c.guarded) guard.tasks.add(id);
+    atGuard();
+  };
   const pages = c.pages.map((page, index) => ({
     rows: taskRows(page.rows.map(({ id, variant }) => task(id, variant))),
     page: {
@@ -121,6 +138,7 @@ async function play(db: Db, store: MirrorStore, c: Case, perWrite: number) {
   }));
   let problem;
   for (let i = 0; i < pages.length && problem === undefined; i += perWrite) {
+    if (i === guardFrom) guardNow();
     problem = await writer.backfillPages('p1', pages.slice(i, i + perWrite), tally);
   }
   writer.release('p1', guard);
@@ -179,10 +197,13 @@ describe('backfill pages written together', () => {
     // Cases where SQLite noted pages whole, and those where a later page then found a problem.
     let noted = 0;
     let notedThenRepeated = 0;
+    // Cases where a write guarded tasks after SQLite had noted pages whole.
+    let guardedAfterNoted = 0;
     await fc.assert(
       fc.asyncProperty(cases, async (c) => {
         deferred = 0;
-        const onSqlite = await play(sqliteDb, stores[0], c, 1);
+        let notedBeforeGuard = 0;
+        const onSqlite = await play(sqliteDb, stores[0], c, 1, () => (notedBeforeGuard = deferred));
         const whole = deferred;
         const onPostgres = await play(pgDb, stores[1], c, PAGES_PER_STATEMENT);
         expect(onPostgres).toEqual(onSqlite);
@@ -190,8 +211,9 @@ describe('backfill pages written together', () => {
         if (onSqlite.problem !== undefined) repeated += 1;
         if (whole > 0) noted += 1;
         if (whole > 0 && onSqlite.problem !== undefined) notedThenRepeated += 1;
+        if (notedBeforeGuard > 0 && c.guarded.length > 0) guardedAfterNoted += 1;
       }),
-      { seed: 20261126, numRuns: 120 },
+      { seed: 20261126, numRuns: 240 },
     );
     // The cases reached every way: pairs written, pairs refused, problems found.
     expect(together.written).toBeGreaterThan(10);
@@ -199,5 +221,6 @@ describe('backfill pages written together', () => {
     expect(repeated).toBeGreaterThan(10);
     expect(noted).toBeGreaterThan(10);
     expect(notedThenRepeated).toBeGreaterThan(5);
+    expect(guardedAfterNoted).toBeGreaterThan(5);
   });
 });
