@@ -102,6 +102,11 @@ const LISTS = {
   },
 } as const;
 
+/** True when `request` is answered by passes (which record their own outcome), not by reads of records. */
+export function answeredByPasses(request: RefreshRequest): boolean {
+  return request.scope === 'all' || (request.scope === 'project' && needsPass(request.parts));
+}
+
 /** Tasks or the project record can only be refreshed by a pass (pages are conditional). */
 function needsPass(parts: readonly RefreshPart[]): boolean {
   return parts.includes('tasks') || parts.includes('project');

@@ -8,7 +8,9 @@ import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
 import {
   errorLine,
+  isTransientStoreError,
   MalformedResponseError,
+  StoreError,
   type Clock,
   type RealtimeEvent,
 } from '../domain/index.js';
@@ -17,7 +19,7 @@ import { Coalescer, type Change, type RefreshRequest } from '../realtime/index.j
 import { isoTime } from '../store/database.js';
 import { STATE_KEYS } from '../store/daemon-state.js';
 import type { Store } from '../store/port.js';
-import { ChangeApplier } from './changes.js';
+import { answeredByPasses, ChangeApplier } from './changes.js';
 import { Freshness } from './freshness.js';
 import { engineMetricsSources } from './metrics-sources.js';
 import { ListingRetry } from './listing-retry.js';
@@ -134,7 +136,7 @@ export class Daemon {
       clock: this.clock,
       logger: this.logger,
       plan: () => this.plan(),
-      poll: (projectId, signal) => this.syncProject(projectId, signal, 'poll'),
+      poll: (projectId, signal, fresh) => this.syncProject(projectId, signal, 'poll', fresh),
       lastPassAt: (projectId) => this.facts.find((fact) => fact.id === projectId)?.lastPassAt,
       eligible: (projectId) => this.polls(projectId),
       ...(options.random ? { random: options.random } : {}),
@@ -218,13 +220,28 @@ export class Daemon {
       }
       await this.applier.applyEvent(event);
     } catch (error) {
-      this.freshness.stale(event.projectId);
       if (error instanceof MalformedResponseError) {
+        this.freshness.stale(event.projectId);
         this.coalescer.push({ kind: 'hint', projectId: event.projectId, reason: 'bad data' });
       } else {
-        this.awaitingStore.add(event.projectId);
-        this.storeWatch.troubleSeen();
+        this.missed([event.projectId], error);
       }
+    }
+  }
+
+  /**
+   * What a unit of work learned but could not write is not lost: each of `projectIds` is passed
+   * again, as soon as the store answers when the store refused the write (a lock held too long,
+   * the database away), else (a read that failed) with the failed-pass backoff.
+   */
+  private missed(projectIds: readonly string[], error: unknown): void {
+    if (this.controller.signal.aborted) return;
+    for (const projectId of projectIds) this.freshness.stale(projectId);
+    if (isTransientStoreError(error) || error instanceof StoreError) {
+      for (const projectId of projectIds) this.awaitingStore.add(projectId);
+      this.storeWatch.troubleSeen();
+    } else {
+      for (const projectId of projectIds) this.scheduler.recordResult(projectId, false);
     }
   }
 
@@ -415,13 +432,18 @@ export class Daemon {
     this.logger.info({ failed: failed.length }, 'start-up reconcile finished');
   }
 
-  /** One pass; its outcome goes to the poll schedule. True when it passed. */
+  /**
+   * One pass; its outcome goes to the poll schedule. True when it passed. A refresh, or a poll
+   * made due by something learned (`fresh`), never joins a pass begun before it.
+   */
   private async syncProject(
     projectId: string,
     signal: AbortSignal,
     purpose: 'poll' | 'refresh',
+    fresh = purpose === 'refresh',
   ): Promise<boolean | undefined> {
-    const result = await this.options.engine.mirror.syncProject(projectId, { signal, purpose });
+    const { mirror } = this.options.engine;
+    const result = await mirror.syncProject(projectId, { signal, purpose, fresh });
     if (!result.ok) this.logger.warn({ projectId, err: result.error }, 'pass failed');
     this.notePassed(result);
     const first = this.firstToRecord(result);
@@ -462,7 +484,16 @@ export class Daemon {
         return;
       }
     }
-    this.track(this.applier.refresh(request, this.controller.signal));
+    const projectIds =
+      request.scope === 'all' ? this.facts.map((fact) => fact.id) : [request.projectId];
+    this.track(
+      this.applier.refresh(request, this.controller.signal).catch((error: unknown) => {
+        // A pass records its own outcome (the poll schedule retries it); a fetched task or
+        // list that could not be read or written makes its project due.
+        if (!answeredByPasses(request)) this.missed(projectIds, error);
+        throw error;
+      }),
+    );
   }
 
   /** Feeds the estimates of others' use and saves budgets and plan for `status`. */

@@ -17,8 +17,10 @@ export interface PollSchedulerOptions {
   /**
    * Polls one project (a full conditional pass): true when it passed; undefined when the poll
    * joined a pass whose outcome was recorded already (each pass counts once). Errors are logged.
+   * `fresh` when the project was made due (`dueAt`): something learned then needs a pass begun
+   * after it, not one already running.
    */
-  poll: (projectId: string, signal: AbortSignal) => Promise<boolean | undefined>;
+  poll: (projectId: string, signal: AbortSignal, fresh: boolean) => Promise<boolean | undefined>;
   /** When each project was last consistent (by a poll, a refresh or a reconcile). */
   lastPassAt: (projectId: string) => number | undefined;
   /** Jitter source in [0, 1) for the failed-pass backoff; `Math.random` by default. */
@@ -205,10 +207,10 @@ export class PollScheduler {
       }
       if (!next) continue;
       const [projectId] = next;
-      this.dueOnce.delete(projectId);
+      const fresh = this.dueOnce.delete(projectId);
       let ok: boolean | undefined = false;
       try {
-        ok = await this.options.poll(projectId, signal);
+        ok = await this.options.poll(projectId, signal, fresh);
       } catch (error) {
         if (signal.aborted) break;
         logger.warn({ projectId, err: errorLine(error) }, 'poll failed');

@@ -34,6 +34,8 @@ interface PassOutcome {
 interface InFlight {
   pass: ProjectPass;
   done: Promise<PassOutcome>;
+  /** The pass that follows it, for callers that asked for a fresh one meanwhile. */
+  next?: Promise<PassOutcome>;
 }
 
 /** The mirror engine over one database connection and one remote. */
@@ -176,7 +178,13 @@ export class Mirror {
     options: SyncOptions,
   ): Promise<PassOutcome> {
     const running = this.inFlight.get(projectId);
-    if (running !== undefined) return running.done;
+    if (running !== undefined && !options.fresh) return running.done;
+    if (running !== undefined) {
+      // Any pass begun once this one ended began after the caller asked: it may be joined.
+      const joinable = { ...options, fresh: false };
+      running.next ??= running.done.then(() => this.runPass(projectId, listed, joinable));
+      return running.next;
+    }
     if (!this.claims.mine(projectId)) {
       const result = { ...(await this.skipped(projectId, `held by another daemon`)), ok: true };
       return { result: { ...result, errorCode: 'held_elsewhere' }, failure: undefined };

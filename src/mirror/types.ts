@@ -45,6 +45,12 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** Told to the request gate; `poll` unless said otherwise. */
   purpose?: RequestPurpose;
+  /**
+   * The pass must begin after this call, because the caller learned of a change just now: a pass
+   * already running (whose reads may predate the change) is awaited, then one more runs, shared by
+   * every such caller meanwhile. Otherwise a call joins the pass running.
+   */
+  fresh?: boolean;
 }
 
 /** One task page read, as reported to `onProgress`. */

@@ -32,6 +32,8 @@ export type OpenMode =
 export interface OpenMirrorOptions {
   /** A SQLite file's lock wait per statement, in ms (`DEFAULT_BUSY_TIMEOUT_MS` unless given). */
   busyTimeoutMs?: number;
+  /** A PostgreSQL session's `lock_timeout`, in ms (`PG_LOCK_TIMEOUT_MS` unless given). */
+  lockTimeoutMs?: number | undefined;
 }
 
 /** Opens the mirror for `mode`; a usage or store error in one line when it cannot. */
@@ -44,7 +46,11 @@ export async function openMirror(
     const readonly = mode === 'report' || mode === 'read';
     // The PostgreSQL driver is loaded for a PostgreSQL mirror only.
     const { openPostgres } = await import('./postgres/open.js');
-    return openPostgres(location.db, { readonly, passwordFile: location.passwordFile });
+    return openPostgres(location.db, {
+      readonly,
+      passwordFile: location.passwordFile,
+      lockTimeoutMs: options.lockTimeoutMs,
+    });
   }
   const db = openFile(location, mode);
   if (options.busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);

@@ -128,7 +128,11 @@ async function close(db: MirrorHandle, queue: SerialQueue): Promise<void> {
 
 async function main(): Promise<void> {
   const queue = new SerialQueue();
-  const db = await openMirror(location, 'write', { busyTimeoutMs: STATEMENT_BUSY_MS });
+  // The patience, when set, bounds a PostgreSQL session's wait for a lock too.
+  const db = await openMirror(location, 'write', {
+    busyTimeoutMs: STATEMENT_BUSY_MS,
+    lockTimeoutMs: busyWaitMs,
+  });
   await startLeases(db, queue);
   const host = createHost(db, systemClock, keeper);
   port.on('message', (message: UnitRequest | { close: true; abandon: boolean }) => {

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READING_PROFILES } from '../../src/sim/index.js';
 import { postgresMirrors, type MirrorSource } from './convergence/mirror.js';
 import { check, PropertyBudget, propertySettings } from './convergence/property.js';
-import { convergenceCase } from './convergence/steps.js';
+import { convergenceCase, lockedCase } from './convergence/steps.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { openTcpProxy } from '../fixtures/tcp-proxy.js';
 
@@ -35,6 +35,12 @@ const DEFAULT_SEED = 20_261_123;
  * a fourth case a reading, about 15 s more).
  */
 const DEFAULT_BUDGET_MS = 100_000;
+/**
+ * Cases, and their real time, of changes heard while the database is away (issue 34): a table
+ * lock held past a statement or a partition, with events with and without data meanwhile.
+ */
+const LOCKED_RUNS = 8;
+const LOCKED_BUDGET_MS = 60_000;
 /** The daemons' lease time, in ms: the shortest `run --lease-ms` allows. */
 const LEASE_MS = 3_000;
 
@@ -85,6 +91,28 @@ describe('the daemon converges in every interleaving on a PostgreSQL mirror', ()
       settings.testTimeoutMs,
     );
   });
+
+  it(
+    'changes heard while the database is away need no reconcile (issue 34)',
+    () => {
+      const bounded = Number.isFinite(settings.budgetMs);
+      return check(
+        {
+          name: 'postgres, changes heard while the database is away',
+          arbitrary: lockedCase,
+          readings: {},
+          runs: process.env['PROJMIRROR_PROPERTY_RUNS'] === undefined ? LOCKED_RUNS : settings.runs,
+          seed: settings.seed,
+          verdict: (result) => result.problems,
+          mirrors,
+          rule: 'unheard',
+        },
+        new PropertyBudget(bounded ? LOCKED_BUDGET_MS : Infinity, 1),
+        settings,
+      );
+    },
+    Number.isFinite(settings.budgetMs) ? LOCKED_BUDGET_MS + 75_000 : settings.testTimeoutMs,
+  );
 
   it('read projects over several pages in some cases', () => {
     // The daemons read four tasks a page (`DAEMON_PAGE_SIZE`): a pass's several pages, written

@@ -10,7 +10,9 @@
  * `convergence/driver.ts` for the verdict, `convergence/steps.ts` for the operations).
  *
  * Each simulator reading profile gets its share of the runs; a second property checks that a
- * flood of hints costs at most two reconciles (issue 10, failure 5). Environment:
+ * flood of hints costs at most two reconciles (issue 10, failure 5); a third (issue 34) plays
+ * changes announced with and without their record while the lock is held, realtime connected
+ * all along, and allows no reconcile: the daemon heard of every change. Environment:
  * `PROJMIRROR_PROPERTY_RUNS` (cases in all, default 100), `PROJMIRROR_PROPERTY_SEED` (default
  * fixed), `PROJMIRROR_PROPERTY_BUDGET_MS` (real time for the file, shrinking included; cases
  * past it pass without running and are counted in the log). A failure prints its seed and path:
@@ -23,12 +25,18 @@ import { describe, expect, it } from 'vitest';
 import { READING_PROFILES } from '../../src/sim/index.js';
 import { FLOOD_RECONCILES_ALLOWED } from './convergence/perform.js';
 import { check, PropertyBudget, propertySettings } from './convergence/property.js';
-import { convergenceCase, floodCase } from './convergence/steps.js';
+import { convergenceCase, floodCase, lockedCase } from './convergence/steps.js';
 
 const DEFAULT_RUNS = 100;
 const DEFAULT_SEED = 20_261_123;
 /** Cases of the flood check (default readings only: floods do not depend on a reading). */
 const FLOOD_RUNS = 8;
+/**
+ * Cases of changes heard while the database is away (default readings), and their own real
+ * time (they run last, past the file's shared budget): before the fix of issue 34, the default seed's eighth case lost a change.
+ */
+const LOCKED_RUNS = 16;
+const LOCKED_BUDGET_MS = 35_000;
 /** Real time the file may spend in CI (issue: under two minutes on 2 shared cores). */
 const DEFAULT_BUDGET_MS = 90_000;
 
@@ -43,6 +51,11 @@ let severalPages = 0;
 const runsPerProfile = Math.max(1, Math.ceil(settings.runs / READING_PROFILES.length));
 /** Every property of the file shares the budget. */
 const budget = new PropertyBudget(settings.budgetMs, READING_PROFILES.length + 1);
+/** Unbounded when runs were asked for, like the file's budget. */
+const lockedBudgetMs = Number.isFinite(settings.budgetMs) ? LOCKED_BUDGET_MS : Infinity;
+const lockedTimeoutMs = Number.isFinite(settings.budgetMs)
+  ? LOCKED_BUDGET_MS + 75_000
+  : testTimeoutMs;
 
 describe('the daemon converges in every interleaving', () => {
   READING_PROFILES.forEach(([name, readings], index) => {
@@ -91,5 +104,26 @@ describe('the daemon within its budget', () => {
         settings,
       ),
     testTimeoutMs,
+  );
+});
+
+describe('changes heard while the database is away (issue 34)', () => {
+  it(
+    'with realtime connected and every change announced, no reconcile is needed',
+    () =>
+      check(
+        {
+          name: 'changes heard while the database is away',
+          arbitrary: lockedCase,
+          readings: {},
+          runs: process.env['PROJMIRROR_PROPERTY_RUNS'] === undefined ? LOCKED_RUNS : settings.runs,
+          seed,
+          verdict: (result) => result.problems,
+          rule: 'unheard',
+        },
+        new PropertyBudget(lockedBudgetMs, 1),
+        settings,
+      ),
+    lockedTimeoutMs,
   );
 });

@@ -19,13 +19,16 @@ async function runningScheduler(options: {
   const clock = new FakeClock();
   const start = clock.now();
   const polls: [string, number][] = [];
+  /** The polls that asked for a fresh pass. */
+  const fresh: string[] = [];
   const { answer, lastPassAt = () => start, eligible } = options;
   const scheduler = new PollScheduler({
     clock,
     logger: pino({ level: 'silent' }),
     plan: fixedPlan(clock, HOUR),
-    poll: async (projectId) => {
+    poll: async (projectId, _signal, asksFresh) => {
       polls.push([projectId, (clock.now() - start) / 1_000]);
+      if (asksFresh) fresh.push(projectId);
       return answer(projectId);
     },
     lastPassAt: (projectId) => lastPassAt(projectId, start),
@@ -39,7 +42,7 @@ async function runningScheduler(options: {
     controller.abort();
     await done;
   };
-  return { clock, start, polls, scheduler, stop };
+  return { clock, start, polls, fresh, scheduler, stop };
 }
 
 describe('PollScheduler', () => {
@@ -210,6 +213,21 @@ describe('PollScheduler', () => {
     expect(after).not.toContain('gone');
     expect(after).toContain('kept');
     expect(after).toContain('late');
+    await stop();
+  });
+
+  it('asks for a fresh pass (never one begun before) only for a project made due', async () => {
+    // Issue 34: a project made due because of a change learned (an event the store refused) must
+    // not join a pass whose reads may predate the change.
+    const { clock, start, polls, fresh, scheduler, stop } = await runningScheduler({
+      answer: () => true,
+    });
+    scheduler.dueAt('a', start + 5_000);
+    await flushMicrotasks();
+    await clock.advance(HOUR + 60_000);
+    expect(polls.filter(([id]) => id === 'a').length).toBeGreaterThanOrEqual(2);
+    expect(polls.filter(([id]) => id === 'b').length).toBeGreaterThanOrEqual(1);
+    expect(fresh).toEqual(['a']);
     await stop();
   });
 

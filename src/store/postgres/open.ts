@@ -65,6 +65,8 @@ async function createMissingViews(db: PgConnection): Promise<void> {
 export interface PgOpenOptions {
   readonly?: boolean;
   passwordFile?: string | undefined;
+  /** The session's `lock_timeout`, in ms (`PG_LOCK_TIMEOUT_MS` unless given). */
+  lockTimeoutMs?: number | undefined;
 }
 
 /** Opens the mirror `url` names, ready for use; a `UsageError` or `StoreError` in one line. */
@@ -73,7 +75,7 @@ export async function openPostgres(
   options: PgOpenOptions = {},
 ): Promise<PgConnection> {
   const target = parsePgTarget(url, { passwordFile: options.passwordFile });
-  const db = await connect(target);
+  const db = await connect(target, options.lockTimeoutMs);
   try {
     if (options.readonly) await checkMirror(db, target);
     else await prepareSchema(db, target);
@@ -85,9 +87,9 @@ export async function openPostgres(
   }
 }
 
-async function connect(target: PgTarget): Promise<PgConnection> {
+async function connect(target: PgTarget, lockTimeoutMs?: number): Promise<PgConnection> {
   const db = new PgConnection(target.config, [
-    ...sessionStatements(target.schema),
+    ...sessionStatements(target.schema, lockTimeoutMs),
     ...PG_SESSION_TABLES,
   ]);
   try {

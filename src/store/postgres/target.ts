@@ -193,11 +193,11 @@ function hostForUrl(host: string): string {
 }
 
 /** The statements every session runs first: our schema, UTC, bounded waits, whole-result cursors. */
-export function sessionStatements(schema: string): string[] {
+export function sessionStatements(schema: string, lockTimeoutMs = PG_LOCK_TIMEOUT_MS): string[] {
   return [
     `SET search_path TO "${schema}"`,
     `SET TIME ZONE 'UTC'`,
-    `SET lock_timeout = ${PG_LOCK_TIMEOUT_MS}`,
+    `SET lock_timeout = ${Math.round(lockTimeoutMs)}`,
     `SET idle_in_transaction_session_timeout = ${PG_IDLE_IN_TRANSACTION_MS}`,
     `SET statement_timeout = ${PG_STATEMENT_TIMEOUT_MS}`,
     // The only cursors are `iterate`'s, which read every row: planned for the whole result, not

@@ -45,6 +45,11 @@ export class Announcer {
     }
   }
 
+  /** True when some change reached no client at all (silent, or no client connected). */
+  get someChangeUnheard(): boolean {
+    return this.published.some((event) => !event.delivered);
+  }
+
   /** True when some change reached no client with its record (so a reconcile may be needed). */
   get someChangeUnannounced(): boolean {
     return this.published.some((event) => !event.delivered || !event.selfContained);

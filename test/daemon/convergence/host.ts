@@ -19,8 +19,9 @@ import { sqliteFileMirror, type CaseMirror } from './mirror.js';
 /** How often the idle pusher looks for items inserted by SQL (simulated time). */
 export const OUTBOX_IDLE_MS = 10_000;
 /**
- * How long a unit is tried again while another connection holds a SQLite mirror's lock, in ms
- * of real time: `run`'s 5 s shortened, so that a held lock outlasts it within the property's time.
+ * How long a unit is tried again while another connection holds a SQLite mirror's lock (on
+ * PostgreSQL, the session's `lock_timeout`), in ms of real time: `run`'s 5 s (10 s) shortened,
+ * so that a held lock outlasts it within the property's time.
  */
 export const STORE_BUSY_WAIT_MS = 300;
 /**

@@ -7,7 +7,8 @@
  *   daemon's writes need. On SQLite, the write lock (`BEGIN IMMEDIATE`): held past the store's
  *   patience (`STORE_BUSY_WAIT_MS`), units fail with SQLITE_BUSY; held less, they wait and pass.
  *   On PostgreSQL, `LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE`: every unit touching tasks waits
- *   (a long hold outlasts a lease, whose heartbeat waits behind the unit). Items queued during
+ *   for the same patience (the session's `lock_timeout`), then fails; a long hold outlasts that
+ *   and a lease. Items queued during
  *   the hold are queued by the holder, in its transaction, as a script holding the lock would.
  * - A stalled database: on PostgreSQL, the proxy between the daemons and the server stops
  *   forwarding (a partition: no packet, no reset), then forwards again. SQLite has no network

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { SimReadings } from '../../../src/sim/index.js';
-import { playCase, type CaseResult } from './driver.js';
+import { playCase, type CaseResult, type ReconcileRule } from './driver.js';
 import type { MirrorSource } from './mirror.js';
 import type { ConvergenceCase } from './steps.js';
 
@@ -81,6 +81,8 @@ export interface Check {
   verdict: (result: CaseResult) => string[];
   /** Where each case's mirror lives (a SQLite file unless given). */
   mirrors?: MirrorSource;
+  /** When the one reconcile is allowed (`unannounced` unless given). */
+  rule?: ReconcileRule;
 }
 
 /** What one property played. */
@@ -108,7 +110,7 @@ export async function check(
       return;
     }
     counts.played += 1;
-    const result = await playCase(testCase, spec.readings, spec.mirrors);
+    const result = await playCase(testCase, spec.readings, spec.mirrors, spec.rule);
     if (result.reconciled) counts.reconciled += 1;
     counts.outages += result.outages;
     if (result.laterPages > 0) counts.severalPages += 1;

@@ -96,19 +96,19 @@ export const MAX_STEPS_DURING_OUTAGE = 4;
 const pick = fc.nat({ max: 63 });
 const announce: fc.Arbitrary<Announce> = fc.constantFrom('data', 'bare', 'silent');
 
+/** A change of one task's field. */
+const updateTask: fc.Arbitrary<ServiceChange> = fc.record({
+  kind: fc.constant('updateTask'),
+  project: pick,
+  task: pick,
+  field: fc.constantFrom<TaskField>('name', 'progress', 'status', 'dates'),
+  value: fc.nat({ max: 100 }),
+});
+
 /** Every kind of service-side change, with its targets as picks. */
 export const serviceChange: fc.Arbitrary<ServiceChange> = fc.oneof(
   fc.record({ kind: fc.constant('createTask'), project: pick, assignees: picks(2) }),
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('updateTask'),
-      project: pick,
-      task: pick,
-      field: fc.constantFrom<TaskField>('name', 'progress', 'status', 'dates'),
-      value: fc.nat({ max: 100 }),
-    }),
-  },
+  { weight: 3, arbitrary: updateTask },
   fc.record({ kind: fc.constant('deleteTask'), project: pick, task: pick }),
   fc.record({ kind: fc.constant('setAssignees'), project: pick, task: pick, members: picks(3) }),
   fc.record({ kind: fc.constant('reorder'), project: pick, shift: fc.integer({ min: 1, max: 9 }) }),
@@ -285,6 +285,48 @@ export const convergenceCase: fc.Arbitrary<ConvergenceCase> = fc.oneof(
   caseOf(anyStep, false),
   caseOf(announcedStep, true),
 );
+
+/**
+ * Issue 34: a case of changes announced while the daemon's database is away (a lock held within
+ * or past the store's patience, a stalled database), every change announced to the connected
+ * daemon with its record or without it, never silently, and no connection dropped: the daemon
+ * heard of every change, so no reconcile is allowed. Outages end at random points among changes
+ * and pauses.
+ */
+export const lockedCase: fc.Arbitrary<ConvergenceCase> = lockedCaseOf(
+  // Mostly task updates, as in the operator's trial: a lone one announced bare is one fetch.
+  fc.oneof({ weight: 3, arbitrary: updateTask }, { weight: 2, arbitrary: serviceChange }),
+);
+
+function lockedCaseOf(changes: fc.Arbitrary<ServiceChange>): fc.Arbitrary<ConvergenceCase> {
+  const change = fc.record({
+    kind: fc.constant('change'),
+    change: changes,
+    // Bare more often: each is a fetch whose write the store may refuse.
+    announce: fc.constantFrom<Announce>('bare', 'bare', 'data'),
+  });
+  // Pauses of the coalescing window or more, so that fetches happen while the lock is held.
+  const windowPause = fc.record({
+    kind: fc.constant('pause'),
+    ms: fc.constantFrom(0, 1_500, 1_500, 5_000),
+  });
+  const during = fc.array(fc.oneof(change, windowPause), { maxLength: MAX_STEPS_DURING_OUTAGE });
+  const away: fc.Arbitrary<OutageStep> = fc.record({
+    kind: fc.constantFrom('heldLock' as const, 'stalledDatabase' as const),
+    // Past the store's patience more often than not.
+    long: fc.constantFrom(true, true, false),
+    during,
+  });
+  return fc.record({
+    tasks: projectSizes,
+    beforeStart: fc.constant([]),
+    settleAfterStart: fc.constant(true),
+    steps: fc.array(fc.oneof({ weight: 3, arbitrary: away }, change, pause), {
+      minLength: 1,
+      maxLength: 5,
+    }),
+  });
+}
 
 /** A case of hint floods among announced changes and pauses: what a flood costs, alone. */
 export const floodCase: fc.Arbitrary<ConvergenceCase> = fc.record({
