@@ -1,6 +1,8 @@
 /**
  * Every relative link of the README and docs/ leads somewhere: to a file of the checkout and, with
- * a `#fragment`, to a heading of that page (as GitHub makes anchors of headings).
+ * a `#fragment`, to a heading of that page (as GitHub makes anchors of headings). And every path
+ * of the checkout they name in code (`src/...`, `test/...`) exists, so that a file moved asks for
+ * the pages that name it to follow.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -21,6 +23,14 @@ function anchorsOf(text: string): Set<string> {
   const prose = text.replace(/^```[\s\S]*?^```/gm, '');
   return new Set([...prose.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
 }
+
+/** Paths of other repositories the pages cite (duckdb/duckdb-sqlite's, in docs/reporting.md). */
+const ELSEWHERE = new Set([
+  'src/sqlite/CMakeLists.txt',
+  'src/sqlite_utils.cpp',
+  'src/storage/sqlite_transaction.cpp',
+  'test/sql/storage/fts.test',
+]);
 
 describe('the links of the README and docs/', () => {
   const pages = docPages();
@@ -50,5 +60,20 @@ describe('the links of the README and docs/', () => {
     }
     expect(links).toBeGreaterThan(30);
     expect(broken).toEqual([]);
+  });
+
+  it('and the paths of the checkout they name in code exist', () => {
+    const named = new Set(
+      docPages().flatMap(({ text }) =>
+        [...text.matchAll(/`((?:src|test|bench|systemd|docs)\/[\w./*-]*)`/g)].map((m) => m[1]!),
+      ),
+    );
+    expect(named.size).toBeGreaterThan(40);
+    const missing = [...named].filter(
+      (path) => !ELSEWHERE.has(path) && !existsSync(join(REPO, path)),
+    );
+    expect(missing).toEqual([]);
+    // A cited path of another repository is still cited (a stale entry hides nothing).
+    for (const path of ELSEWHERE) expect(named, path).toContain(path);
   });
 });
