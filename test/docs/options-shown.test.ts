@@ -1,9 +1,11 @@
 /**
  * Every option a command accepts, as the CLI itself declares it (each command's yargs builder),
  * is named in that command's `--help` (as an option, or in the last line among the common
- * options it accepts and ignores) and in the README: a common option in its Configuration
- * section with its `PROJMIRROR_*` variable (or as a config file key), a command's own option in
- * that command's row of the Commands table.
+ * options it accepts and ignores) and in the documentation (docs/configuration.md): a common
+ * option in its Configuration section with its `PROJMIRROR_*` variable (or as a config file key),
+ * a command's own option in that command's row of the Commands table. And the other way round:
+ * every `--flag` the README or a page of docs/ writes after `projmirror <command>` is one that
+ * command declares.
  */
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +13,7 @@ import type { ListedCommand } from '../../src/cli/command.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { COMMON_OPTIONS, CONFIG_TOKEN_FILE } from '../../src/cli/common-options.js';
 import { runCli } from '../fixtures/cli.js';
-import { readmeSection as section } from '../ops/readme-blocks.js';
+import { docPages, docSection as section } from './pages.js';
 
 declare module 'yargs' {
   // yargs' own record of what a builder declared (untyped in @types/yargs).
@@ -40,12 +42,34 @@ function namesFlag(text: string, option: string): boolean {
   return new RegExp(`--(no-)?${option}(?![\\w-])`).test(text);
 }
 
-/** The rows of the README's Commands table whose first cell names `command`. */
+/** The rows of the Commands table whose first cell names `command`. */
 function commandRows(command: string): string {
   return section('Commands')
     .split('\n')
     .filter((line) => new RegExp(`^\\| \`${command}[ \`]`).test(line))
     .join('\n');
+}
+
+/**
+ * Each `projmirror <command> ...` the documentation writes, in a fenced block's line or an inline
+ * code span (which may wrap), up to the end of that line or span, or a `|`, `;` or `&&`.
+ */
+function documentedCommandLines(): Array<{ page: string; line: string }> {
+  const found: Array<{ page: string; line: string }> = [];
+  for (const { path, text } of docPages()) {
+    const blocks = [...text.matchAll(/^```\S*\n([\s\S]*?)^```/gm)];
+    const prose = blocks.reduce((rest, block) => rest.replace(block[0], ''), text);
+    const pieces = [
+      ...blocks.flatMap((block) => block[1]!.split('\n')),
+      ...[...prose.matchAll(/`([^`]+)`/g)].map((span) => span[1]!.replace(/\s*\n\s*/g, ' ')),
+    ];
+    for (const piece of pieces) {
+      for (const match of piece.matchAll(/\bprojmirror ([a-z][\w-]*)\b[^|;&`]*/g)) {
+        found.push({ page: path, line: match[0] });
+      }
+    }
+  }
+  return found;
 }
 
 const isCommon = (option: string): option is keyof typeof COMMON_OPTIONS =>
@@ -86,7 +110,7 @@ describe('every option shown', () => {
     expect(missing).toEqual([]);
   }, 60_000);
 
-  it('in the README: common options in Configuration, with their variables; the rest in Commands', () => {
+  it('in the docs: common options in Configuration, with their variables; the rest in Commands', () => {
     const configuration = section('Configuration');
     const missing: string[] = [];
     for (const { name, options } of all) {
@@ -118,6 +142,22 @@ describe('every option shown', () => {
       }
     }
     expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('names no flag a command does not declare, in the README or docs/', () => {
+    const options = new Map(all.map(({ name, options }) => [name, new Set(options)]));
+    const lines = documentedCommandLines().filter(({ line }) => options.has(line.split(' ')[1]!));
+    // The README's quick start, the reporting example and the reference all name some.
+    expect(lines.length).toBeGreaterThan(20);
+    const unknown: string[] = [];
+    for (const { page, line } of lines) {
+      const declared = options.get(line.split(' ')[1]!)!;
+      for (const [, flag] of line.matchAll(/(?:^|\s)--(?:no-)?([a-z][\w-]*)/g)) {
+        if (!declared.has(flag!) && !BUILT_IN.has(flag!))
+          unknown.push(`${page}: ${line}: --${flag}`);
+      }
+    }
+    expect(unknown).toEqual([]);
   });
 
   it('refuses the config file token-file under its internal name from flags and environment', async () => {

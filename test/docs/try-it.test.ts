@@ -5,17 +5,15 @@
  * port is one the OS picks (the README's 9464 could be taken).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CLI_NODE_ARGS } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
+import { shellBlocks } from './pages.js';
 
-/** The lines of the `sh` block under `## heading`. */
+/** The lines of the first `sh` block under `## heading`. */
 function blockLines(heading: string): string[] {
-  const text = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = text.indexOf(`\n## ${heading}\n`);
-  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(start))?.[1] ?? '';
-  return block.split('\n').filter((line) => line.trim() !== '');
+  const [block] = shellBlocks(heading);
+  return (block ?? '').split('\n').filter((line) => line.trim() !== '');
 }
 
 /** `npx projmirror ...` runs this checkout's CLI from its sources. */

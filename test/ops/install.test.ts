@@ -19,7 +19,8 @@ import { tempDir } from '../fixtures/db.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { startNotifySocket } from './notify-socket.js';
-import { readme, scriptIntoRoot, shellBlocks } from './readme-blocks.js';
+import { docPages, readme, shellBlocks } from '../docs/pages.js';
+import { scriptIntoRoot } from './readme-blocks.js';
 
 const TOKEN = 'glt_test_ops_install_0123456789';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -137,6 +138,8 @@ function userIds(root: string, user: string): { uid: number; gid: number } {
 function expectPackContents(tarball: string): void {
   const packed = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
   const needed = ['LICENSE', 'README.md', 'docs/schema.md', 'docs/grafana-dashboard.json'];
+  // Every page the README links to.
+  needed.push(...docPages().map(({ path }) => path));
   needed.push(
     'schema.sql',
     'systemd/projmirror.service',

@@ -1,11 +1,11 @@
 /**
- * Executes the README's "Running several daemons on PostgreSQL" as its reader would, against a
- * real server with password authentication and TLS: the SQL block as the database's owner, the
+ * Executes docs/postgresql.md's "Running several daemons on PostgreSQL" as its reader would,
+ * against a real server with password authentication and TLS: the SQL block as the database's owner, the
  * unit's drop-in (its `PROJMIRROR_DB` URL, pointed at this server, and the `db-password`
  * credential) for `run` and `sync` as `projmirror`, then `status`, `report` and a query as `bi`,
  * whose writes are refused. The password never shows in what the commands print.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -14,24 +14,22 @@ import { runCli, startCli, problemLines } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { fencedBlocks } from '../docs/pages.js';
 
 const TOKEN = 'glt_test_postgres_doc';
 const PASSWORD = 'pm-secret-Pw-7731';
 const BI_PASSWORD = 'bi-secret-Pw-1187';
 
-/** The first fenced block of `language` under `## heading` in the README. */
-function readmeBlock(heading: string, language: string): string {
-  const text = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = text.indexOf(`\n## ${heading}\n`);
-  const end = text.indexOf('\n## ', start + 1);
-  const block = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(text.slice(start, end));
-  if (!block) throw new Error(`no ${language} block under ${heading}`);
-  return block[1]!;
+/** The first fenced block of `language` under `## heading` in the documentation. */
+function docBlock(heading: string, language: string): string {
+  const [block] = fencedBlocks(heading, language);
+  if (block === undefined) throw new Error(`no ${language} block under ${heading}`);
+  return block;
 }
 
 const HEADING = 'Running several daemons on PostgreSQL';
 
-describe('the README on PostgreSQL', () => {
+describe('docs/postgresql.md', () => {
   it('sets up the roles, runs the daemon from the drop-in, and serves the BI user', async () => {
     const certificate = await makeCertificate();
     const server = await startPostgres({ passwordAuth: true, tls: certificate });
@@ -45,13 +43,13 @@ describe('the README on PostgreSQL', () => {
     await admin.connect();
     try {
       // The SQL block as written, then the passwords `\password` would set.
-      await admin.query(readmeBlock(HEADING, 'sql'));
+      await admin.query(docBlock(HEADING, 'sql'));
       await admin.query(`ALTER ROLE projmirror PASSWORD '${PASSWORD}'`);
       await admin.query(`ALTER ROLE bi PASSWORD '${BI_PASSWORD}'`);
 
       // The drop-in: its URL with this server's address and CA, its credential directory.
       const dir = tempDir();
-      const dropIn = readmeBlock(HEADING, 'ini');
+      const dropIn = docBlock(HEADING, 'ini');
       const documented = /^Environment=PROJMIRROR_DB=(\S+)$/m.exec(dropIn)![1]!;
       const caFile = join(dir, 'db-ca.pem');
       writeFileSync(caFile, certificate.cert);

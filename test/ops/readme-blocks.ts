@@ -1,30 +1,9 @@
 /**
- * The README's shell blocks as a test runs them: found by the heading above them, and rewritten
- * to act on a temporary root instead of the machine (each absolute system path under the root,
- * `npm install -g --prefix`, `systemd-sysusers --root`, `systemctl --root enable`, `install -g`
- * with the group's id from the root's /etc/group).
+ * The README's shell blocks as a test runs them (found by `shellBlocks` of test/docs/pages.ts),
+ * rewritten to act on a temporary root instead of the machine (each absolute system path under
+ * the root, `npm install -g --prefix`, `systemd-sysusers --root`, `systemctl --root enable`,
+ * `install -g` with the group's id from the root's /etc/group).
  */
-import { readFileSync } from 'node:fs';
-
-/** The README's text. */
-export function readme(): string {
-  return readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-}
-
-/** The text of the README's `## heading`, up to the next heading of that level. */
-export function readmeSection(heading: string): string {
-  const text = readme();
-  const start = text.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README has no section "## ${heading}"`);
-  const end = text.indexOf('\n## ', start + 1);
-  return text.slice(start, end < 0 ? undefined : end);
-}
-
-/** The `sh` blocks under the `## heading`, in order. */
-export function shellBlocks(heading: string): string[] {
-  const section = readmeSection(heading);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-}
 
 /** Absolute paths of the system a README command may write to. */
 const SYSTEM_PATH = /(^|[\s=])\/(etc|usr|var|run)\//g;

@@ -2,7 +2,7 @@
  * The conflict check as a user meets it, through the real CLI in a child process against the
  * simulator over HTTP: `push --dry-run` predicts what the following `push` does item for item,
  * `push` holds a conflict (exit 1, one line), `status`, the HTML report and `outbox list` show it,
- * and `outbox resolve` settles it either way, as do the README's plain-SQL resolutions.
+ * and `outbox resolve` settles it either way, as do docs/outbox.md's plain-SQL resolutions.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../fixtures/cli.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { syncWithCli } from '../fixtures/synced.js';
-import { readmeSection } from '../ops/readme-blocks.js';
+import { docSection } from '../docs/pages.js';
 
 const TOKEN = 'glt_test_conflict_cli_0123456789abcdef';
 
@@ -179,15 +179,15 @@ describe('conflicts through the CLI', () => {
     await settled();
   });
 
-  it("the README's plain-SQL keep-local and keep-remote settle a conflict as resolve does", async () => {
+  it('the documented plain-SQL keep-local and keep-remote settle a conflict as resolve does', async () => {
     const { db, local, remote, settled } = await twoConflicts();
-    // The statements as the README's outbox section gives them, for item 7.
-    const section = readmeSection('The outbox');
+    // The statements as docs/outbox.md's Conflicts section gives them, for item 7.
+    const section = docSection('Conflicts');
     const statement = (state: string) => {
       const found = new RegExp(
         `\`(UPDATE outbox SET state = '${state}'[^\`]*WHERE id = 7[^\`]*)\``,
       ).exec(section.replace(/\s*\n\s*/g, ' '));
-      expect(found, `the README's ${state} statement`).not.toBeNull();
+      expect(found, `the documented ${state} statement`).not.toBeNull();
       return found![1]!;
     };
     const sql = new Database(db);
