@@ -16,8 +16,12 @@ export const CHECKED_OPS = [
   'dependency.set',
 ] as const;
 
-/** The task fields an update may change, in the order the trigger lists them. */
-const TASK_FIELDS = ['name', 'startDate', 'endDate', 'status', 'progress', 'assigneeIds'];
+/**
+ * The task fields an update may change, in the order the trigger lists them. The one definition:
+ * the triggers of `schema.sql`, `schema.pg.sql` and `schema.pg.upgrades.sql` list the same, which
+ * `test/outbox/base-fields.test.ts` checks, with `CHECKED_OPS`.
+ */
+export const TASK_FIELDS = ['name', 'startDate', 'endDate', 'status', 'progress', 'assigneeIds'];
 
 /** What the trigger recorded: the record's presence and the values of the fields touched. */
 export type Base = { record: 'absent' } | { record: 'present'; values: Record<string, unknown> };
