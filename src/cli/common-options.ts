@@ -17,7 +17,7 @@ import {
 } from '../daemon/defaults.js';
 import { DEFAULT_LEASE_MS } from '../units/leases.js';
 import { readConfigFile } from './config-file.js';
-import { DEFAULT_DEADLINE_MS } from './interrupt.js';
+import { DEFAULT_DEADLINE_MS, DEFAULT_STALL_MS } from './interrupt.js';
 
 /** The config file every command reads when it exists and no other is named. */
 export const DEFAULT_CONFIG_FILE = '/etc/projmirror/config.json';
@@ -179,13 +179,22 @@ export const COMMON_OPTIONS = {
         'exit 3 once every request has been refused (401, or 403 to the project listing) for this long; 0: at the first',
     },
   },
+  'stall-ms': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_STALL_MS,
+      describe:
+        "sync and push: stop once nothing has advanced for this long (no whole answer, page or item; the budget's own waits do not count), exit 1 with one line, the mirror as last committed, in ms; 0: never",
+    },
+  },
   'deadline-ms': {
     json: 'number',
     yargs: {
       type: 'number',
       default: DEFAULT_DEADLINE_MS,
       describe:
-        'sync and push: stop after this long overall, whatever the service does (exit 1, one line, the mirror as last committed), in ms; 0: no deadline',
+        'sync and push: stop after this long overall, progress or not (exit 1, one line, the mirror as last committed), in ms; 0 (the default): no deadline',
     },
   },
   'item-retry-window-ms': {
@@ -236,6 +245,7 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
  */
 export const ONE_SHOT_OPTIONS: readonly CommonOptionName[] = [
   ...REMOTE_OPTIONS.filter((name) => name !== 'realtime-url'),
+  'stall-ms',
   'deadline-ms',
 ];
 

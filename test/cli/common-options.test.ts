@@ -96,6 +96,7 @@ describe('the common options', () => {
       'history-retention-days': '30',
       'token-refused-minutes': '10',
       'item-retry-window-ms': '1000',
+      'stall-ms': '60000',
       'deadline-ms': '60000',
       'on-conflict': 'hold',
     };
