@@ -37,6 +37,8 @@ export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string 
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
 /** Minutes of nothing but refusals of the token after which `run` exits (`EXIT_TOKEN_REFUSED`). */
 export const DEFAULT_TOKEN_REFUSED_MINUTES = 10;
+/** How a one-shot command's log lines look on stderr (`plain` by default). */
+export const LOG_FORMATS = ['plain', 'json'] as const;
 /** pino's level names, as `--log-level` takes them. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -80,10 +82,18 @@ export const COMMON_OPTIONS = {
     json: 'string',
     yargs: {
       type: 'string',
-      default: 'info',
       choices: LOG_LEVELS,
       describe:
-        'pino log level; JSON lines (readable lines on a terminal), on stdout for run and on stderr for every other command',
+        'pino log level (default: warn for the plain lines of a one-shot command, info for JSON lines and for run)',
+    },
+  },
+  'log-format': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      choices: LOG_FORMATS,
+      describe:
+        'how a one-shot command writes on stderr: plain lines a person reads (projmirror: warning: ...), or JSON lines; run always logs JSON on stdout',
     },
   },
   timezone: {
@@ -182,7 +192,7 @@ export const COMMON_OPTIONS = {
   'stall-ms': {
     json: 'number',
     yargs: {
-      type: 'number',
+      // Untyped, so that a bad value reaches the check as written.
       default: DEFAULT_STALL_MS,
       describe:
         "sync and push: stop once nothing has advanced for this long (no whole answer, page or item; the budget's own waits do not count), exit 1 with one line, the mirror as last committed, in ms; 0: never",
@@ -191,7 +201,6 @@ export const COMMON_OPTIONS = {
   'deadline-ms': {
     json: 'number',
     yargs: {
-      type: 'number',
       default: DEFAULT_DEADLINE_MS,
       describe:
         'sync and push: stop after this long overall, progress or not (exit 1, one line, the mirror as last committed), in ms; 0 (the default): no deadline',
@@ -225,6 +234,7 @@ export const STORE_OPTIONS: readonly CommonOptionName[] = [
   'db',
   'db-password-file',
   'log-level',
+  'log-format',
   'timezone',
 ];
 /** What the commands that talk to the service use. */

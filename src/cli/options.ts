@@ -210,10 +210,11 @@ const NO_BOUND = { 'deadline-ms': 'no deadline', 'stall-ms': 'no stall bound' } 
 
 /** Checks a bound in milliseconds (`--deadline-ms`, `--stall-ms`): a whole number, 0 (none) or more. */
 export function parseMsBound(value: unknown, flag: 'deadline-ms' | 'stall-ms'): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+  const ms = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0) {
     throw new UsageError(
       `--${flag} ${JSON.stringify(value)} must be a whole number of milliseconds, 0 (${NO_BOUND[flag]}) or more`,
     );
   }
-  return value;
+  return ms;
 }

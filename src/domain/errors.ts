@@ -176,17 +176,24 @@ export class IncompleteListingError extends ProjmirrorError {
    * every failure was such a refusal: those tokens see no project now, so the listing of the
    * others is all there is. Empty when any failure was something else (a 5xx, the network).
    */
-  readonly refusals: readonly { label: string; reason: string }[];
+  readonly refusals: readonly TokenRefusal[];
 
   constructor(
     projects: readonly unknown[],
     problem: string,
-    refusals: readonly { label: string; reason: string }[] = [],
+    refusals: readonly TokenRefusal[] = [],
   ) {
     super('listing_incomplete', `list projects: ${problem}`);
     this.projects = projects;
     this.refusals = refusals;
   }
+}
+
+/** A token the service refused: its label, the HTTP status (401, 403) and the error line. */
+export interface TokenRefusal {
+  label: string;
+  status: number;
+  reason: string;
 }
 
 /**

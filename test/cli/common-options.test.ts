@@ -81,6 +81,7 @@ describe('the common options', () => {
       'db-password-file': join(dir, 'db-password'),
       'lease-ms': '30000',
       'log-level': 'info',
+      'log-format': 'json',
       timezone: 'Europe/Berlin',
       'base-url': sim.baseUrl,
       'token-file': tokenFile,

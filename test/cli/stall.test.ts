@@ -72,12 +72,7 @@ describe('--stall-ms', () => {
     });
     const stallMs = 1000;
     const started = Date.now();
-    const { db, sync } = await syncWithCli(sim, TOKEN, 'm.sqlite', [
-      '--stall-ms',
-      String(stallMs),
-      '--log-level',
-      'error',
-    ]);
+    const { db, sync } = await syncWithCli(sim, TOKEN, 'm.sqlite', ['--stall-ms', String(stallMs)]);
     const took = Date.now() - started;
     expect(sync.stderr).toBe('');
     expect(sync.code).toBe(0);
@@ -103,8 +98,6 @@ describe('--stall-ms', () => {
         db,
         '--stall-ms',
         String(STALL_MS),
-        '--log-level',
-        'error',
       ],
       { timeoutMs: 30_000 },
     );
@@ -136,16 +129,7 @@ describe('--stall-ms', () => {
     const baseUrl = await rawServer(stopMidBody);
     const started = Date.now();
     const run = await runCli(
-      [
-        'push',
-        '--base-url',
-        baseUrl,
-        ...local,
-        '--stall-ms',
-        String(STALL_MS),
-        '--log-level',
-        'error',
-      ],
+      ['push', '--base-url', baseUrl, ...local, '--stall-ms', String(STALL_MS)],
       { timeoutMs: 30_000 },
     );
     const took = Date.now() - started;

@@ -48,7 +48,7 @@ export function pushProblemLine(report: PushReport): string | undefined {
     );
   }
   if (report.pending > 0) parts.push(`${plural(report.pending, 'item')} left pending`);
-  return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
+  return parts.length === 0 ? undefined : `push: ${parts.join('; ')}`;
 }
 
 export const body: CommandBody = {
@@ -104,9 +104,9 @@ export const body: CommandBody = {
       const report = await pusher.pushOnce({ signal: interrupt.signal, ignoreBackoff: true });
       logger.info({ ...report }, 'push done');
       const problem = interrupt.bound
-        ? `projmirror: push: ${interrupt.bound.message}`
+        ? `push: ${interrupt.bound.message}`
         : pushProblemLine(report);
-      if (problem !== undefined) process.stderr.write(`${problem}\n`);
+      if (problem !== undefined) session.say(problem);
       const summary = pushSummary(report, Date.now() - started);
       process.stdout.write(
         `${args['json'] ? JSON.stringify(summary) : pushSummaryLine(summary)}\n`,

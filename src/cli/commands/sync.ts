@@ -1,5 +1,6 @@
 /** `projmirror sync`: one full, consistent pass over every project, then one summary line. */
 import type { SyncReport } from '../../mirror/index.js';
+import type { TokenView } from '../../tokens/index.js';
 import type { CommandBody } from '../command.js';
 import { ONE_SHOT_OPTIONS, withCommonOptions } from '../common-options.js';
 import { ProgressWatch, systemClock } from '../../domain/index.js';
@@ -14,17 +15,25 @@ import { syncSummary, syncSummaryLine } from '../summary.js';
 export const SYNC_MAX_WAIT_MS = 2 * 60 * 1000;
 
 /**
- * What `sync` says on stderr: at a stall or the deadline one line alone; else a warning per refused token
- * (its projects went through the others), the listing's failure, and one line per failed project.
+ * What `sync` says on stderr: at a stall or the deadline one line alone; else a warning per
+ * refused token (naming the tokens its projects went through), the listing's failure, and one
+ * line per failed project.
  */
-export function syncProblemLines(report: SyncReport, interrupt: Interrupt): string[] {
+export function syncProblemLines(
+  report: SyncReport,
+  interrupt: Interrupt,
+  tokens: readonly TokenView[] = [],
+): string[] {
   if (interrupt.bound) return [`sync: ${interrupt.bound.message}`];
   const lines: string[] = [];
   if (report.error) lines.push(report.error);
-  for (const { label, reason } of report.refusedTokens ?? []) {
-    lines.push(
-      `warning: token ${label} is refused (${reason}); its projects are read through the other tokens`,
-    );
+  const through = tokens.filter((token) => !token.refused && token.projects.length > 0);
+  const others =
+    through.length === 0
+      ? 'no other token sees them'
+      : `its projects went through ${through.map((token) => `"${token.label}"`).join(', ')}`;
+  for (const { label, status } of report.refusedTokens ?? []) {
+    lines.push(`warning: token "${label}" refused (${status}); ${others}`);
   }
   if (report.listingError && !report.refusedTokens) lines.push(report.listingError);
   for (const failed of report.projects.filter((project) => !project.ok)) {
@@ -59,9 +68,7 @@ export const body: CommandBody = {
       const report = await engine.mirror.syncAll(settings.projects, { signal: interrupt.signal });
       view.stop();
       logger.info({ requests: report.requests, projects: report.projects.length }, 'sync done');
-      for (const line of syncProblemLines(report, interrupt)) {
-        process.stderr.write(`projmirror: ${line}\n`);
-      }
+      for (const line of syncProblemLines(report, interrupt, engine.tokens())) session.say(line);
       const summary = syncSummary(report, Date.now() - started);
       process.stdout.write(
         `${args['json'] ? JSON.stringify(summary) : syncSummaryLine(summary)}\n`,
