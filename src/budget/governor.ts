@@ -6,8 +6,10 @@
 import {
   BudgetExhaustedError,
   systemClock,
+  UNWATCHED,
   type BudgetObservation,
   type Clock,
+  type ProgressSignal,
   type RequestGate,
   type RequestPurpose,
 } from '../domain/index.js';
@@ -51,6 +53,8 @@ export interface GovernorOptions {
   restore?: BudgetSnapshot;
   /** Called after every change, with the new snapshot (for persistence); must not throw. */
   onChange?: (snapshot: BudgetSnapshot) => void;
+  /** Told of every wait (pacing, a 429's pause): a wait the budget imposes is no stall. */
+  progress?: ProgressSignal;
 }
 
 /** Governs every counted request to the service; see the module comment. */
@@ -62,6 +66,7 @@ export class RequestGovernor implements RequestGate {
   private readonly reserveShare: number;
   private readonly maxWaitMs: number;
   private readonly onChange: ((snapshot: BudgetSnapshot) => void) | undefined;
+  private readonly progress: ProgressSignal;
   private readonly quota: QuotaState;
   /** Waiters to wake when an observation may shorten their wait. */
   private readonly sleepers = new Set<AbortController>();
@@ -86,6 +91,7 @@ export class RequestGovernor implements RequestGate {
     this.reserveShare = options.reserveShare ?? DEFAULT_RESERVE_SHARE;
     this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     this.onChange = options.onChange;
+    this.progress = options.progress ?? UNWATCHED;
     this.quota = new QuotaState(options.assumeResetAt ?? ((observedAt) => nextReset(observedAt)));
     if (options.restore) this.restore(options.restore);
   }
@@ -176,6 +182,7 @@ export class RequestGovernor implements RequestGate {
     const onAbort = () => sleeper.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.sleepers.add(sleeper);
+    const wait = this.progress.waiting();
     try {
       await this.clock.sleep(ms, sleeper.signal);
     } catch (error) {
@@ -184,6 +191,7 @@ export class RequestGovernor implements RequestGate {
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.sleepers.delete(sleeper);
+      wait.end();
     }
   }
 

@@ -17,7 +17,7 @@ import {
 } from '../daemon/defaults.js';
 import { DEFAULT_LEASE_MS } from '../units/leases.js';
 import { readConfigFile } from './config-file.js';
-import { DEFAULT_DEADLINE_MS } from './interrupt.js';
+import { DEFAULT_DEADLINE_MS, DEFAULT_STALL_MS } from './interrupt.js';
 
 /** The config file every command reads when it exists and no other is named. */
 export const DEFAULT_CONFIG_FILE = '/etc/projmirror/config.json';
@@ -37,6 +37,8 @@ export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string 
 export const DEFAULT_DB_FILE = './projmirror.sqlite';
 /** Minutes of nothing but refusals of the token after which `run` exits (`EXIT_TOKEN_REFUSED`). */
 export const DEFAULT_TOKEN_REFUSED_MINUTES = 10;
+/** How a one-shot command's log lines look on stderr (`plain` by default). */
+export const LOG_FORMATS = ['plain', 'json'] as const;
 /** pino's level names, as `--log-level` takes them. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -80,10 +82,18 @@ export const COMMON_OPTIONS = {
     json: 'string',
     yargs: {
       type: 'string',
-      default: 'info',
       choices: LOG_LEVELS,
       describe:
-        'pino log level; JSON lines (readable lines on a terminal), on stdout for run and on stderr for every other command',
+        'pino log level (default: warn for the plain lines of a one-shot command, info for JSON lines and for run)',
+    },
+  },
+  'log-format': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      choices: LOG_FORMATS,
+      describe:
+        'how a one-shot command writes on stderr: plain lines a person reads (projmirror: warning: ...), or JSON lines; run always logs JSON on stdout',
     },
   },
   timezone: {
@@ -179,13 +189,21 @@ export const COMMON_OPTIONS = {
         'exit 3 once every request has been refused (401, or 403 to the project listing) for this long; 0: at the first',
     },
   },
+  'stall-ms': {
+    json: 'number',
+    yargs: {
+      // Untyped, so that a bad value reaches the check as written.
+      default: DEFAULT_STALL_MS,
+      describe:
+        "sync and push: stop once nothing has advanced for this long (no whole answer, page or item; the budget's own waits do not count), exit 1 with one line, the mirror as last committed, in ms; 0: never",
+    },
+  },
   'deadline-ms': {
     json: 'number',
     yargs: {
-      type: 'number',
       default: DEFAULT_DEADLINE_MS,
       describe:
-        'sync and push: stop after this long overall, whatever the service does (exit 1, one line, the mirror as last committed), in ms; 0: no deadline',
+        'sync and push: stop after this long overall, progress or not (exit 1, one line, the mirror as last committed), in ms; 0 (the default): no deadline',
     },
   },
   'item-retry-window-ms': {
@@ -216,6 +234,7 @@ export const STORE_OPTIONS: readonly CommonOptionName[] = [
   'db',
   'db-password-file',
   'log-level',
+  'log-format',
   'timezone',
 ];
 /** What the commands that talk to the service use. */
@@ -236,6 +255,7 @@ export const REMOTE_OPTIONS: readonly CommonOptionName[] = [
  */
 export const ONE_SHOT_OPTIONS: readonly CommonOptionName[] = [
   ...REMOTE_OPTIONS.filter((name) => name !== 'realtime-url'),
+  'stall-ms',
   'deadline-ms',
 ];
 

@@ -206,12 +206,15 @@ export function resolveRemoteSettings(
   };
 }
 
-/** Checks `--deadline-ms`: a whole number of milliseconds, 0 (none) or more. */
-export function parseDeadline(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+const NO_BOUND = { 'deadline-ms': 'no deadline', 'stall-ms': 'no stall bound' } as const;
+
+/** Checks a bound in milliseconds (`--deadline-ms`, `--stall-ms`): a whole number, 0 (none) or more. */
+export function parseMsBound(value: unknown, flag: 'deadline-ms' | 'stall-ms'): number {
+  const ms = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0) {
     throw new UsageError(
-      `--deadline-ms ${JSON.stringify(value)} must be a whole number of milliseconds, 0 (no deadline) or more`,
+      `--${flag} ${JSON.stringify(value)} must be a whole number of milliseconds, 0 (${NO_BOUND[flag]}) or more`,
     );
   }
-  return value;
+  return ms;
 }

@@ -404,6 +404,9 @@ export class Daemon {
     }
     for (const result of report.projects) {
       this.notePassed(result);
+      if (!result.ok && result.errorCode !== 'not_attempted' && !signal.aborted) {
+        this.logger.warn({ projectId: result.projectId, err: result.error }, 'pass failed');
+      }
       if (!this.firstToRecord(result)) continue;
       if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
       else if (result.ok) this.scheduler.recordResult(result.projectId, true);

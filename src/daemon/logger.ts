@@ -27,8 +27,11 @@ export const SYSLOG_PRIORITIES: Readonly<Record<string, number>> = {
   trace: 7,
 };
 
-/** How lines are written: JSON (one object per line), or readable single lines for a terminal. */
-export type LogFormat = 'json' | 'pretty';
+/**
+ * How lines are written: JSON (one object per line), readable single lines with every field for
+ * a terminal (`pretty`), or the plain lines of a one-shot command (`plain`: see `plainLine`).
+ */
+export type LogFormat = 'json' | 'pretty' | 'plain';
 
 /** Level, destination, format and the secret to scrub from every line. */
 export interface LoggerOptions {
@@ -51,6 +54,7 @@ export function createLogger(options: LoggerOptions): Logger {
   let stream = options.destination ?? pino.destination({ dest: 1, sync: true });
   if (options.syslogPrefix) stream = withSyslogPriority(stream);
   if (options.format === 'pretty') stream = prettyLines(stream);
+  if (options.format === 'plain') stream = plainLines(stream);
   const secrets = [options.secret ?? []].flat().filter((secret) => secret !== '');
   if (secrets.length > 0) stream = scrubbed(stream, secrets);
   return pino(
@@ -97,6 +101,45 @@ function prettyLines(destination: DestinationStream): DestinationStream {
     ignore: 'service',
   });
   return { write: (line: string) => destination.write(pretty(line)) };
+}
+
+/** What a plain line says before its message, by level. */
+const PLAIN_LEVELS: Readonly<Record<string, string>> = {
+  fatal: 'error: ',
+  error: 'error: ',
+  warn: 'warning: ',
+  info: '',
+  debug: 'debug: ',
+  trace: 'debug: ',
+};
+
+/**
+ * A JSON line as a person reads it: `projmirror: warning: project p_1: pass failed: <error>`.
+ * The level (info says none), the project or token it concerns, the message and its error; the
+ * other fields are for `--log-format json`.
+ */
+export function plainLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const text = (key: string) => (typeof entry[key] === 'string' ? entry[key] : undefined);
+  const label = text('tokenLabel');
+  const item = typeof entry['item'] === 'number' ? `item ${entry['item']} ${text('op') ?? ''}` : '';
+  const subject = [
+    text('projectId') === undefined ? '' : `project ${text('projectId')}: `,
+    label === undefined ? '' : `token "${label}": `,
+    item === '' ? '' : `${item.trim()}: `,
+  ].join('');
+  const error = text('err') ?? text('error') ?? text('reason') ?? text('code');
+  const message = `${text('msg') ?? ''}${error === undefined ? '' : `: ${error}`}`;
+  return `projmirror: ${PLAIN_LEVELS[text('level') ?? 'info'] ?? ''}${subject}${message}\n`;
+}
+
+function plainLines(destination: DestinationStream): DestinationStream {
+  return { write: (line: string) => destination.write(plainLine(line)) };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   systemClock,
   type Clock,
   type Leases,
+  type ProgressSignal,
   type ProjectClaims,
 } from '../domain/index.js';
 import { Mirror, type SyncProgress } from '../mirror/index.js';
@@ -81,6 +82,8 @@ export interface EngineOptions {
   version?: string;
   logger: Logger;
   clock?: Clock;
+  /** Told what advances, what waits on purpose, what is in flight (a one-shot command's stall bound). */
+  progress?: ProgressSignal;
   /** Passed to the governors: a command gives up on waits longer than this. */
   maxWaitMs?: number;
   /** Options of every token's governor (each token gets its own, sharing the per-IP window). */
@@ -210,7 +213,10 @@ async function wire(
     clock,
     logger: logger.child({ subsystem: 'mirror' }),
     laneOf: (projectId) => remote.tokenOf(projectId) ?? '',
-    onProgress: (event) => progress.forEach((listener) => listener(event)),
+    onProgress: (event) => {
+      options.progress?.advanced();
+      progress.forEach((listener) => listener(event));
+    },
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
   });
   const persistBudget = async () => {
@@ -235,6 +241,7 @@ async function wire(
         remote,
         clock,
         logger: logger.child({ subsystem: 'outbox' }),
+        ...(options.progress ? { progress: options.progress } : {}),
         ...pusherSettings,
       }),
     onProgress: (listener) => progress.add(listener),
@@ -307,6 +314,7 @@ function tokenRoutes(
       ipWindow,
       ...(restore ? { restore } : {}),
       ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+      ...(options.progress ? { progress: options.progress } : {}),
     });
     const remote = createHttpRemote({
       baseUrl: settings.baseUrl,
@@ -317,6 +325,7 @@ function tokenRoutes(
       ...(settings.caFile ? { caFile: settings.caFile } : {}),
       ...(settings.routes === undefined ? {} : { routes }),
       onResponse: (metric) => onResponse({ ...metric, token: token.label }),
+      ...(options.progress ? { progress: options.progress } : {}),
     });
     return { label: token.label, scope: token.scope, remote, governor };
   });

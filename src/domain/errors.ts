@@ -67,7 +67,8 @@ export interface RemoteContext {
   page?: number;
 }
 
-function describe(context: RemoteContext): string {
+/** The request a context names: `listTasks of p_1 page 3`. */
+export function describeContext(context: RemoteContext): string {
   let text = printable(context.route);
   if (context.projectId !== undefined) text += ` of ${printable(context.projectId)}`;
   if (context.page !== undefined) text += ` page ${context.page}`;
@@ -89,7 +90,7 @@ export class RemoteStatusError extends ProjmirrorError {
     const detail = serviceMessage ? `: ${serviceMessage}` : '';
     super(
       'remote_status',
-      `${describe(context)}: HTTP ${status}${serviceCode ? ` ${serviceCode}` : ''}${detail}`,
+      `${describeContext(context)}: HTTP ${status}${serviceCode ? ` ${serviceCode}` : ''}${detail}`,
     );
     this.status = status;
     this.serviceCode = serviceCode;
@@ -122,7 +123,7 @@ export class MalformedResponseError extends ProjmirrorError {
   readonly context: RemoteContext;
 
   constructor(context: RemoteContext, problem: string) {
-    super('remote_malformed', `${describe(context)}: malformed response: ${problem}`);
+    super('remote_malformed', `${describeContext(context)}: malformed response: ${problem}`);
     this.context = context;
   }
 }
@@ -132,7 +133,7 @@ export class NetworkError extends ProjmirrorError {
   readonly context: RemoteContext;
 
   constructor(context: RemoteContext, problem: string, options?: { cause?: unknown }) {
-    super('remote_network', `${describe(context)}: ${problem}`, options);
+    super('remote_network', `${describeContext(context)}: ${problem}`, options);
     this.context = context;
   }
 }
@@ -175,17 +176,24 @@ export class IncompleteListingError extends ProjmirrorError {
    * every failure was such a refusal: those tokens see no project now, so the listing of the
    * others is all there is. Empty when any failure was something else (a 5xx, the network).
    */
-  readonly refusals: readonly { label: string; reason: string }[];
+  readonly refusals: readonly TokenRefusal[];
 
   constructor(
     projects: readonly unknown[],
     problem: string,
-    refusals: readonly { label: string; reason: string }[] = [],
+    refusals: readonly TokenRefusal[] = [],
   ) {
     super('listing_incomplete', `list projects: ${problem}`);
     this.projects = projects;
     this.refusals = refusals;
   }
+}
+
+/** A token the service refused: its label, the HTTP status (401, 403) and the error line. */
+export interface TokenRefusal {
+  label: string;
+  status: number;
+  reason: string;
 }
 
 /**

@@ -11,3 +11,4 @@ export * from './validate.js';
 export * from './changes.js';
 export * from './timezone.js';
 export * from './claims.js';
+export * from './progress-watch.js';

@@ -85,7 +85,8 @@ export class ProjectPass {
           logger.error({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record'),
         );
       this.written = await mirror.passEnd(this.projectId).catch(() => this.written);
-      logger.warn({ projectId: this.projectId, err: line }, 'project sync failed');
+      // Its caller tells it once: sync as its line, the daemon as 'pass failed'.
+      logger.debug({ projectId: this.projectId, err: line }, 'project sync failed');
       return { ...this.result(), ok: false, error: line, errorCode: codeOf(error) };
     }
   }

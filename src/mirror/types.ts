@@ -6,6 +6,7 @@ import {
   type ProjectClaims,
   type RemoteApi,
   type RequestPurpose,
+  type TokenRefusal,
 } from '../domain/index.js';
 
 export { MAX_PAGE_SIZE };
@@ -118,7 +119,7 @@ export interface SyncReport {
    * those tokens and why. The others' projects are all there is to mirror, so the report can
    * be ok; nothing is removed all the same.
    */
-  refusedTokens?: { label: string; reason: string }[];
+  refusedTokens?: TokenRefusal[];
   /** HTTP requests sent: every token's listing, every page and list, retries and failover. */
   requests: number;
   projects: ProjectSyncResult[];

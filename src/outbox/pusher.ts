@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { BackoffPolicy } from '../domain/backoff.js';
 import {
   errorLine,
+  UNWATCHED,
+  type ProgressSignal,
   SOLE_OWNER,
   type Clock,
   type ProjectClaims,
@@ -56,6 +58,8 @@ export interface OutboxPusherOptions {
   random?: () => number;
   maxRateLimitWaitMs?: number;
   idleIntervalMs?: number;
+  /** Told of each item settled and each wait a 429 imposes (a one-shot push's stall bound). */
+  progress?: ProgressSignal;
 }
 
 /** Options of one pass. */
@@ -111,6 +115,7 @@ export class OutboxPusher {
   private readonly itemRetryWindowMs: number;
   private readonly maxRateLimitWaitMs: number;
   private readonly idleIntervalMs: number;
+  private readonly progress: ProgressSignal;
   private readonly claims: ProjectClaims;
   private recovered = false;
   private controller: AbortController | undefined;
@@ -134,6 +139,7 @@ export class OutboxPusher {
     this.itemRetryWindowMs = options.itemRetryWindowMs ?? DEFAULT_ITEM_RETRY_WINDOW_MS;
     this.maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
     this.idleIntervalMs = options.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS;
+    this.progress = options.progress ?? UNWATCHED;
   }
 
   /**
@@ -284,6 +290,7 @@ export class OutboxPusher {
         report.requests += 1;
       },
     });
+    if (outcome.kind !== 'aborted') this.progress.advanced();
     if (outcome.sent) report.sent += 1;
     if (outcome.kind === 'conflict') report.conflicts += 1;
     if (outcome.kind === 'done') report.done += 1;
@@ -297,11 +304,14 @@ export class OutboxPusher {
   private async sitOut(untilMs: number, signal?: AbortSignal): Promise<boolean> {
     const waitMs = untilMs - this.clock.now();
     if (waitMs > this.maxRateLimitWaitMs) return false;
+    const wait = this.progress.waiting();
     try {
       await this.clock.sleep(waitMs, signal);
       return true;
     } catch {
       return false;
+    } finally {
+      wait.end();
     }
   }
 

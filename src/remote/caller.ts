@@ -52,7 +52,7 @@ export class Caller {
       });
       if (response.status === 429 && rateLimited < this.options.maxRateLimitRetries) {
         rateLimited += 1;
-        this.options.logger.warn({ route: call.name, retryAfterMs }, 'rate limited; waiting');
+        this.options.logger.debug({ route: call.name, retryAfterMs }, 'rate limited; waiting');
         continue;
       }
       failures += 1;
@@ -78,7 +78,8 @@ export class Caller {
     const { backoff, clock, logger } = this.options;
     const delayMs = backoffDelayMs(failures, backoff);
     const reason = error instanceof Error ? error.message : String(error);
-    logger.warn({ route: call.name, attempt: failures, delayMs, reason }, 'retrying');
+    // A retry that then succeeds is no news; one that fails is the call's error, told once.
+    logger.debug({ route: call.name, attempt: failures, delayMs, reason }, 'retrying');
     await clock.sleep(delayMs, call.signal);
   }
 }

@@ -4,8 +4,10 @@ import pino from 'pino';
 import type { BackoffPolicy } from '../domain/backoff.js';
 import {
   systemClock,
+  UNWATCHED,
   UsageError,
   type Clock,
+  type ProgressSignal,
   type RequestGate,
   type Route,
   type RouteName,
@@ -88,6 +90,8 @@ export interface HttpRemoteOptions {
   random?: () => number;
   /** Called once per response (and per failed attempt, with status 0). */
   onResponse?: (metric: ResponseMetric) => void;
+  /** Told of each request in flight and each whole answer (a command's stall bound). */
+  progress?: ProgressSignal;
 }
 
 /** The options with every default filled in and the routes checked. */
@@ -113,6 +117,7 @@ export interface ResolvedOptions {
   defaultRetryAfterMs: number;
   userAgent: string;
   onResponse: (metric: ResponseMetric) => void;
+  progress: ProgressSignal;
 }
 
 /** Fills in the defaults once. */
@@ -147,5 +152,6 @@ export function resolveOptions(options: HttpRemoteOptions): ResolvedOptions {
     defaultRetryAfterMs: options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS,
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     onResponse: options.onResponse ?? (() => undefined),
+    progress: options.progress ?? UNWATCHED,
   };
 }

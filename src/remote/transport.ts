@@ -6,6 +6,7 @@
  */
 import type { Agent, Dispatcher } from 'undici';
 import {
+  describeContext,
   expandPath,
   MalformedResponseError,
   NetworkError,
@@ -95,8 +96,9 @@ export class Transport {
    * at `MAX_ERROR_BODY_BYTES`. Throws `NetworkError` (the deadline included) or the abort reason.
    */
   async exchange(request: Exchange): Promise<RawResponse> {
-    const { clock, onResponse, logger, requestDeadlineMs } = this.options;
+    const { clock, onResponse, logger, requestDeadlineMs, progress } = this.options;
     const started = clock.now();
+    const pending = progress.pending(`the answer to ${describeContext(request.context)}`);
     const deadline = new AbortController();
     // A transport timeout like undici's own: on real time, whatever clock the policy runs on.
     const timer = setTimeout(() => deadline.abort(), requestDeadlineMs);
@@ -117,6 +119,8 @@ export class Transport {
       status = response.statusCode;
       // The token is out of the text before anything (the metric's code included) reads it.
       const raw = this.withoutToken(await this.read(response, request), request.context);
+      // A whole answer is progress; bytes trickled without end are not.
+      progress.advanced();
       const ms = clock.now() - started;
       const code = serviceCode(raw);
       onResponse({ route: request.name, status, ms, ...(code === undefined ? {} : { code }) });
@@ -137,6 +141,7 @@ export class Transport {
       throw toNetworkError(error, request.context, this.options.baseUrl.host, redact);
     } finally {
       clearTimeout(timer);
+      pending.end();
     }
   }
 

@@ -27,6 +27,7 @@ import {
   type TaskPage,
   type WriteRequest,
   type WriteResponse,
+  type TokenRefusal,
   type WriteToken,
 } from '../domain/index.js';
 import { DEFAULT_QUOTA_LIMIT, type BudgetSnapshot, type RequestGovernor } from '../budget/index.js';
@@ -94,7 +95,7 @@ export class RoutedRemote implements RemoteApi {
     const answers = await Promise.allSettled(routes.map((r) => r.remote.listProjects(options)));
     const union = new Map<string, Project>();
     const failures: string[] = [];
-    const refusals: { label: string; reason: string }[] = [];
+    const refusals: TokenRefusal[] = [];
     let firstError: unknown;
     answers.forEach((answer, index) => {
       const { label } = routes[index] as TokenRoute;
@@ -110,10 +111,12 @@ export class RoutedRemote implements RemoteApi {
       firstError ??= answer.reason;
       if (refusal(answer.reason)) {
         this.routing.handOver(label, undefined, 'refused');
-        refusals.push({ label, reason: errorLine(answer.reason) });
+        const { status } = answer.reason;
+        refusals.push({ label, status, reason: errorLine(answer.reason) });
       }
       failures.push(`token ${label}: ${errorLine(answer.reason)}`);
-      this.logger.warn({ tokenLabel: label, err: errorLine(answer.reason) }, 'listing failed');
+      // The caller reports the listing's failure (sync, one line; run, the reconcile's).
+      this.logger.debug({ tokenLabel: label, err: errorLine(answer.reason) }, 'listing failed');
     });
     if (failures.length === routes.length) throw firstError;
     this.routing.assignAll([...union.keys()], this.budgets(options?.purpose));
@@ -274,7 +277,7 @@ export class RoutedRemote implements RemoteApi {
         if (why === undefined || options?.signal?.aborted) throw error;
         this.routing.handOver(route.label, projectId, why);
         if (tried.size >= this.routes.size) throw error;
-        this.logger.warn(
+        this.logger.info(
           { projectId, token: route.label, reason: why, err: errorLine(error) },
           'token handing the project over',
         );
@@ -298,7 +301,7 @@ export class RoutedRemote implements RemoteApi {
 }
 
 /** A refusal of the token itself: 401 to anything, 403 to its listing. */
-function refusal(error: unknown): boolean {
+function refusal(error: unknown): error is RemoteStatusError {
   return error instanceof RemoteStatusError && (error.status === 401 || error.status === 403);
 }
 

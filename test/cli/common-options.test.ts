@@ -81,6 +81,7 @@ describe('the common options', () => {
       'db-password-file': join(dir, 'db-password'),
       'lease-ms': '30000',
       'log-level': 'info',
+      'log-format': 'json',
       timezone: 'Europe/Berlin',
       'base-url': sim.baseUrl,
       'token-file': tokenFile,
@@ -96,6 +97,7 @@ describe('the common options', () => {
       'history-retention-days': '30',
       'token-refused-minutes': '10',
       'item-retry-window-ms': '1000',
+      'stall-ms': '60000',
       'deadline-ms': '60000',
       'on-conflict': 'hold',
     };

@@ -2,7 +2,12 @@ import { closeSync, fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createLogger, stdoutIsJournal, type LoggerOptions } from '../../src/daemon/logger.js';
+import {
+  createLogger,
+  plainLine,
+  stdoutIsJournal,
+  type LoggerOptions,
+} from '../../src/daemon/logger.js';
 import { tempDir } from '../fixtures/db.js';
 
 function capture(options: Partial<LoggerOptions> = {}) {
@@ -72,5 +77,30 @@ describe('createLogger', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('plainLine', () => {
+  it('says the level (info says none), the project, token or item, the message and its error', () => {
+    const line = (entry: Record<string, unknown>) =>
+      plainLine(JSON.stringify({ service: 'projmirror', time: 'x', ...entry }));
+    expect(line({ level: 'warn', projectId: 'p_1', err: 'boom', msg: 'pass failed' })).toBe(
+      'projmirror: warning: project p_1: pass failed: boom\n',
+    );
+    expect(line({ level: 'info', msg: 'sync done', requests: 3 })).toBe('projmirror: sync done\n');
+    expect(line({ level: 'debug', tokenLabel: 'team', reason: 'x', msg: 'retrying' })).toBe(
+      'projmirror: debug: token "team": retrying: x\n',
+    );
+    expect(
+      line({
+        level: 'error',
+        projectId: 'p_2',
+        item: 7,
+        op: 'task.update',
+        code: 'gone',
+        msg: 'no',
+      }),
+    ).toBe('projmirror: error: project p_2: item 7 task.update: no: gone\n');
+    expect(plainLine('not json\n')).toBe('not json\n');
   });
 });

@@ -6,7 +6,7 @@ import type { SqliteDb } from '../../src/store/database.js';
 import { runCli, type CliRun } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { asCsvRow, csvObjects } from './csv.js';
-import { buildReportMirror, withinOneDay, zoneOffTheUtcDay } from './mirror.js';
+import { buildReportMirror, zoneOffTheUtcDay } from './mirror.js';
 import { asJsonRow } from './json.js';
 
 function expectOk(run: CliRun): void {
@@ -35,57 +35,55 @@ function view(
 }
 
 describe('projmirror report and export (child process, read-only beside an open writer)', () => {
-  it('report: table for people, CSV and JSON that parse and match the views', () =>
-    withinOneDay(async () => {
-      // The writer's connection stays open, as the daemon's would.
-      const { db, file } = await buildReportMirror();
+  it('report: table for people, CSV and JSON that parse and match the views', async () => {
+    // The writer's connection stays open, as the daemon's would.
+    const { db, file } = await buildReportMirror();
 
-      const table = await runCli(['report', '--db', file]);
-      expectOk(table);
-      expect(table.stdout).toMatch(/^Project progress \(2 projects, \d{4}-\d{2}-\d{2} UTC\)\n/);
-      expect(table.stdout).toMatch(/\np_alpha +Alpha Tower +5 +1 +1 +3 +60 +1 /);
-      expect(table.stdout).toContain('Overdue tasks: 2 (not Done');
+    const table = await runCli(['report', '--db', file]);
+    expectOk(table);
+    expect(table.stdout).toMatch(/^Project progress \(2 projects, \d{4}-\d{2}-\d{2} UTC\)\n/);
+    expect(table.stdout).toMatch(/\np_alpha +Alpha Tower +5 +1 +1 +3 +60 +1 /);
+    expect(table.stdout).toContain('Overdue tasks: 2 (not Done');
 
-      const json = await runCli(['report', '--db', file, '--format', 'json']);
-      expectOk(json);
-      const projects = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
-      expect(projects.map(({ overdue_tasks: _, ...progress }) => progress)).toEqual(
-        view(db, 'v_project_progress', '', 'project_id').map(asJsonRow),
+    const json = await runCli(['report', '--db', file, '--format', 'json']);
+    expectOk(json);
+    const projects = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    expect(projects.map(({ overdue_tasks: _, ...progress }) => progress)).toEqual(
+      view(db, 'v_project_progress', '', 'project_id').map(asJsonRow),
+    );
+    expect(projects.flatMap((p) => p['overdue_tasks'] as unknown[])).toHaveLength(2);
+
+    const csv = await runCli(['report', '--db', file, '--format', 'csv', '--project', 'p_bravo']);
+    expectOk(csv);
+    expect(csvObjects(csv.stdout)).toEqual(
+      view(db, 'v_project_progress', `WHERE project_id = 'p_bravo'`).map(asCsvRow),
+    );
+  });
+
+  it('export: one file per view, CSV and JSON, each matching its view row for row', async () => {
+    const { db, file } = await buildReportMirror();
+    const order: Record<string, string> = REPORT_VIEWS;
+    for (const format of ['csv', 'json'] as const) {
+      const out = join(tempDir(), 'nested', format);
+      const run = await runCli(['export', '--db', file, '--format', format, '--out', out]);
+      expectOk(run);
+      expect(readdirSync(out).sort()).toEqual(
+        REPORT_VIEW_NAMES.map((v) => `${v}.${format}`).sort(),
       );
-      expect(projects.flatMap((p) => p['overdue_tasks'] as unknown[])).toHaveLength(2);
-
-      const csv = await runCli(['report', '--db', file, '--format', 'csv', '--project', 'p_bravo']);
-      expectOk(csv);
-      expect(csvObjects(csv.stdout)).toEqual(
-        view(db, 'v_project_progress', `WHERE project_id = 'p_bravo'`).map(asCsvRow),
-      );
-    }));
-
-  it('export: one file per view, CSV and JSON, each matching its view row for row', () =>
-    withinOneDay(async () => {
-      const { db, file } = await buildReportMirror();
-      const order: Record<string, string> = REPORT_VIEWS;
-      for (const format of ['csv', 'json'] as const) {
-        const out = join(tempDir(), 'nested', format);
-        const run = await runCli(['export', '--db', file, '--format', format, '--out', out]);
-        expectOk(run);
-        expect(readdirSync(out).sort()).toEqual(
-          REPORT_VIEW_NAMES.map((v) => `${v}.${format}`).sort(),
+      expect(run.stdout.trimEnd().split('\n')).toHaveLength(REPORT_VIEW_NAMES.length);
+      for (const name of REPORT_VIEW_NAMES) {
+        const expected = view(db, name, '', order[name]);
+        expect(expected.length, name).toBeGreaterThan(0);
+        const text = readFileSync(join(out, `${name}.${format}`), 'utf8');
+        const parsed = format === 'csv' ? csvObjects(text) : JSON.parse(text);
+        expect(parsed, name).toEqual(
+          format === 'csv' ? expected.map(asCsvRow) : expected.map(asJsonRow),
         );
-        expect(run.stdout.trimEnd().split('\n')).toHaveLength(REPORT_VIEW_NAMES.length);
-        for (const name of REPORT_VIEW_NAMES) {
-          const expected = view(db, name, '', order[name]);
-          expect(expected.length, name).toBeGreaterThan(0);
-          const text = readFileSync(join(out, `${name}.${format}`), 'utf8');
-          const parsed = format === 'csv' ? csvObjects(text) : JSON.parse(text);
-          expect(parsed, name).toEqual(
-            format === 'csv' ? expected.map(asCsvRow) : expected.map(asJsonRow),
-          );
-          const rows = expected.length === 1 ? '1 row' : `${expected.length} rows`;
-          expect(run.stdout).toContain(`${name}.${format}\t${rows}`);
-        }
+        const rows = expected.length === 1 ? '1 row' : `${expected.length} rows`;
+        expect(run.stdout).toContain(`${name}.${format}\t${rows}`);
       }
-    }));
+    }
+  });
 
   it('report --limit, --bom and --timezone; export --bom', async () => {
     const { db, file } = await buildReportMirror();

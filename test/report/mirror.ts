@@ -16,25 +16,13 @@ import { singleToken } from '../../src/tokens/index.js';
 const MS_PER_DAY = 86_400_000;
 const TOKEN = 'glt_test_report_0123456789abcdef';
 
-/** Today's UTC midnight, in ms. */
+/**
+ * Today's UTC midnight, in ms, from the process's clock: the clock the views' `CURRENT_TIMESTAMP`
+ * reads too. `test/midnight.sh` runs these tests with both frozen at 23:59:30 UTC.
+ */
 export function todayMs(): number {
   const now = new Date();
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-}
-
-/**
- * Runs `check`, and once more if the UTC day changed while it ran: the mirror's views read
- * "today" from the clock, so a check that spans midnight compares two days (a run of .ci/run
- * crossed 00:00 UTC between an export and the view it was compared with).
- */
-export async function withinOneDay(check: () => Promise<void>): Promise<void> {
-  const day = todayMs();
-  try {
-    await check();
-  } catch (error) {
-    if (todayMs() === day) throw error;
-    await check();
-  }
 }
 
 /** The UTC calendar date `offset` days from today, as YYYY-MM-DD. */

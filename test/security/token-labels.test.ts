@@ -31,6 +31,8 @@ describe('token labels in logs', () => {
       join(dir, 'mirror.sqlite'),
       '--log-level',
       'debug',
+      '--log-format',
+      'json',
     ]);
     expect(run.code).toBe(0);
     const output = run.stdout + run.stderr;

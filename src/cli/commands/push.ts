@@ -1,6 +1,6 @@
 /** `projmirror push`: send every pending outbox item, retrying transient failures, then one summary line. */
 import { runningDaemonPid } from '../../daemon/daemon.js';
-import { UsageError } from '../../domain/index.js';
+import { ProgressWatch, systemClock, UsageError } from '../../domain/index.js';
 import type { DryRunStep, PushReport } from '../../outbox/index.js';
 import type { CommandBody } from '../command.js';
 import { abortOnSignals } from '../interrupt.js';
@@ -11,7 +11,7 @@ import {
   withCommonOptions,
   type CommonOptionName,
 } from '../common-options.js';
-import { parseDeadline } from '../options.js';
+import { parseMsBound } from '../options.js';
 import { plural } from '../plural.js';
 import { openSession } from '../session.js';
 import { STATE_KEYS } from '../../store/daemon-state.js';
@@ -48,7 +48,7 @@ export function pushProblemLine(report: PushReport): string | undefined {
     );
   }
   if (report.pending > 0) parts.push(`${plural(report.pending, 'item')} left pending`);
-  return parts.length === 0 ? undefined : `projmirror: push: ${parts.join('; ')}`;
+  return parts.length === 0 ? undefined : `push: ${parts.join('; ')}`;
 }
 
 export const body: CommandBody = {
@@ -69,9 +69,11 @@ export const body: CommandBody = {
   handler: async (args) => {
     const started = Date.now();
     const itemRetryWindowMs = parseItemRetryWindow(args[ITEM_RETRY_WINDOW_FLAG]);
-    const deadlineMs = parseDeadline(args['deadlineMs']);
+    const deadlineMs = parseMsBound(args['deadlineMs'], 'deadline-ms');
+    const stallMs = parseMsBound(args['stallMs'], 'stall-ms');
     const onConflict = onConflictOf(args);
-    const session = await openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS });
+    const watch = new ProgressWatch(systemClock);
+    const session = await openSession(args, { maxWaitMs: PUSH_MAX_WAIT_MS, progress: watch });
     const { engine, logger } = session;
     if (args['dry-run']) {
       try {
@@ -97,19 +99,20 @@ export const body: CommandBody = {
       itemRetryWindowMs,
       onConflict,
     });
-    const interrupt = abortOnSignals(deadlineMs, started);
+    const interrupt = abortOnSignals({ deadlineMs, startedAt: started, stallMs, watch });
     try {
       const report = await pusher.pushOnce({ signal: interrupt.signal, ignoreBackoff: true });
       logger.info({ ...report }, 'push done');
-      const problem = interrupt.timedOut
-        ? `projmirror: push: ${(interrupt.signal.reason as Error).message}`
+      const problem = interrupt.bound
+        ? `push: ${interrupt.bound.message}`
         : pushProblemLine(report);
-      if (problem !== undefined) process.stderr.write(`${problem}\n`);
+      if (problem !== undefined) session.say(problem);
       const summary = pushSummary(report, Date.now() - started);
       process.stdout.write(
         `${args['json'] ? JSON.stringify(summary) : pushSummaryLine(summary)}\n`,
       );
-      return report.pending === 0 && report.conflicts === 0 ? EXIT_OK : EXIT_FAILED;
+      const settled = report.pending === 0 && report.conflicts === 0;
+      return settled && !interrupt.bound ? EXIT_OK : EXIT_FAILED;
     } finally {
       interrupt.dispose();
       await session.close();

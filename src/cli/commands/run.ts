@@ -32,7 +32,8 @@ type RunOptions = ReturnType<typeof checkRunOptions>;
 export const body: CommandBody = {
   builder: (yargs) =>
     withCommonOptions(yargs, [
-      ...REMOTE_OPTIONS,
+      // run logs JSON lines on stdout, whatever --log-format says.
+      ...REMOTE_OPTIONS.filter((name) => name !== 'log-format'),
       'metrics-port',
       'metrics-host',
       'reconcile-cron',
