@@ -38,6 +38,7 @@ export const body: CommandBody = {
       'reconcile-cron',
       'reconcile-timezone',
       'history-retention-days',
+      'changes-retention-days',
       'token-refused-minutes',
       'on-conflict',
     ]),
@@ -61,6 +62,7 @@ export const body: CommandBody = {
       reconcileCron: checked.reconcileCron,
       reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
+      changesRetentionDays: checked.changesRetentionDays,
       onConflict: onConflictOf(args),
     });
     const stopped = waitForStop(args, logger);
@@ -173,6 +175,12 @@ function checkRunOptions(args: Record<string, unknown>) {
       `--history-retention-days ${String(args['historyRetentionDays'])} is not a positive number`,
     );
   }
+  const changesRetentionDays = Number(args['changesRetentionDays']);
+  if (!Number.isFinite(changesRetentionDays) || changesRetentionDays <= 0) {
+    throw new UsageError(
+      `--changes-retention-days ${String(args['changesRetentionDays'])} is not a positive number`,
+    );
+  }
   const metricsPort = args['metricsPort'] as number | undefined;
   if (
     metricsPort !== undefined &&
@@ -192,6 +200,7 @@ function checkRunOptions(args: Record<string, unknown>) {
     reconcileCron,
     reconcileTimezone,
     retentionDays,
+    changesRetentionDays,
     metricsPort,
     metricsHost,
     tokenRefusedMs: minutes * 60_000,
