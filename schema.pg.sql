@@ -227,9 +227,9 @@ CREATE TABLE data_fields (
   PRIMARY KEY (record_kind, field, value_type)
 );
 
--- The schema's identity: application 'projmirror', version '7' (the same SCHEMA_VERSION as the SQLite mirror).
+-- The schema's identity: application 'projmirror', version '9' (the same SCHEMA_VERSION as the SQLite mirror).
 CREATE TABLE schema_meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '8');
+INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '9');
 -- The daemons sharing this database, one row each, renewed by its heartbeat and removed when it stops.
 CREATE TABLE daemons (
   id           text PRIMARY KEY,          -- host, pid and a random suffix
@@ -249,6 +249,276 @@ CREATE TABLE project_leases (
   expires_at  timestamptz NOT NULL
 );
 CREATE INDEX project_leases_by_daemon ON project_leases (daemon_id);
+
+-- The change feed (docs/changes.md): schema.sql's `changes`, written by the statement-level
+-- triggers below over their transition tables, in the transaction that writes the rows. Several
+-- daemons commit at once, so `seq` is given at COMMIT: the rows wait with a provisional seq below 0
+-- (their order in the transaction), and the deferred trigger on change_commits numbers them from
+-- changes_seq under an advisory lock held until the commit completes: numbers in commit order.
+-- `batch` is the transaction's id. committed_at is set when the rows are numbered.
+CREATE SEQUENCE changes_seq;
+CREATE SEQUENCE changes_order;
+CREATE TABLE changes (
+  seq          bigint PRIMARY KEY,
+  committed_at timestamptz NOT NULL DEFAULT now(),
+  batch        bigint NOT NULL,
+  entity       text NOT NULL,
+  project_id   text NOT NULL,
+  entity_id    text NOT NULL,
+  op           text NOT NULL,
+  data         jsonb,
+  fields       jsonb
+);
+CREATE INDEX changes_assignment_deletes ON changes (entity_id)
+  WHERE entity = 'assignment' AND op = 'delete';
+-- One row per transaction that wrote changes, until its commit numbers them.
+CREATE TABLE change_commits (batch bigint PRIMARY KEY);
+
+-- The transaction's batch; its first call also queues the numbering at commit (a transaction
+-- setting remembers it, rolled back with a savepoint as the row is).
+CREATE FUNCTION change_batch() RETURNS bigint
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  batch bigint := pg_current_xact_id()::text::bigint;
+BEGIN
+  IF current_setting('projmirror.change_batch', true) IS DISTINCT FROM batch::text THEN
+    INSERT INTO change_commits VALUES (batch) ON CONFLICT DO NOTHING;
+    PERFORM set_config('projmirror.change_batch', batch::text, true);
+  END IF;
+  RETURN batch;
+END
+$$;
+
+-- At COMMIT: the transaction's rows take the next numbers, in their order, one committing
+-- transaction at a time (the lock is released only once the commit is visible).
+CREATE FUNCTION changes_number() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  n bigint;
+  first bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '.changes'));
+  SELECT count(*) INTO n FROM changes WHERE seq < 0 AND batch = NEW.batch;
+  IF n > 0 THEN
+    first := nextval('changes_seq');
+    IF n > 1 THEN
+      PERFORM setval('changes_seq', first + n - 1);
+    END IF;
+    UPDATE changes c SET seq = first + o.position - 1, committed_at = clock_timestamp()
+    FROM (SELECT seq AS provisional, row_number() OVER (ORDER BY seq DESC) AS position
+          FROM changes WHERE seq < 0 AND batch = NEW.batch) o
+    WHERE c.seq = o.provisional;
+  END IF;
+  DELETE FROM change_commits WHERE batch = NEW.batch;
+  RETURN NULL;
+END
+$$;
+CREATE CONSTRAINT TRIGGER changes_number AFTER INSERT ON change_commits
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION changes_number();
+
+-- Projects, tasks, members, resources, dependencies: as schema.sql's triggers (see there).
+CREATE FUNCTION projects_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'project', n.id, n.id, 'insert', n.data, NULL
+    FROM new_rows n WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.id AND s.backfill <> 'done');
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'project', n.id, n.id, 'update', n.data,
+      (SELECT coalesce(jsonb_agg(f.name ORDER BY f.position), '[]'::jsonb)
+       FROM (VALUES (0, 'name', n.name IS DISTINCT FROM o.name), (1, 'active', n.active IS DISTINCT FROM o.active), (2, 'read_only_reason', n.read_only_reason IS DISTINCT FROM o.read_only_reason)) AS f (position, name, changed) WHERE f.changed)
+    FROM new_rows n JOIN old_rows o ON o.id = n.id
+    WHERE (n.data IS DISTINCT FROM o.data) AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.id AND s.backfill <> 'done');
+  ELSE
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'project', o.id, o.id, 'delete', NULL, NULL
+    FROM old_rows o WHERE true;
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER projects_changes_insert AFTER INSERT ON projects REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION projects_changes();
+CREATE TRIGGER projects_changes_update AFTER UPDATE ON projects
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION projects_changes();
+CREATE TRIGGER projects_changes_delete AFTER DELETE ON projects REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION projects_changes();
+
+CREATE FUNCTION tasks_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'task', n.project_id, n.id, 'insert', n.data, NULL
+    FROM new_rows n WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'task', n.project_id, n.id, 'update', n.data,
+      (SELECT coalesce(jsonb_agg(f.name ORDER BY f.position), '[]'::jsonb)
+       FROM (VALUES (0, 'project_id', n.project_id IS DISTINCT FROM o.project_id), (1, 'name', n.name IS DISTINCT FROM o.name), (2, 'start_date', n.start_date IS DISTINCT FROM o.start_date), (3, 'end_date', n.end_date IS DISTINCT FROM o.end_date), (4, 'status', n.status IS DISTINCT FROM o.status), (5, 'progress', n.progress IS DISTINCT FROM o.progress), (6, 'updated_at', n.updated_at IS DISTINCT FROM o.updated_at)) AS f (position, name, changed) WHERE f.changed)
+    FROM new_rows n JOIN old_rows o ON o.id = n.id
+    WHERE (n.data IS DISTINCT FROM o.data OR n.project_id IS DISTINCT FROM o.project_id) AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSE
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'task', o.project_id, o.id, 'delete', NULL, NULL
+    FROM old_rows o WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = o.project_id)
+        AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = o.project_id AND s.backfill <> 'done');
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER tasks_changes_insert AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION tasks_changes();
+CREATE TRIGGER tasks_changes_update AFTER UPDATE ON tasks
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION tasks_changes();
+CREATE TRIGGER tasks_changes_delete AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION tasks_changes();
+
+CREATE FUNCTION members_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'member', n.project_id, n.id, 'insert', n.data, NULL
+    FROM new_rows n WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'member', n.project_id, n.id, 'update', n.data,
+      (SELECT coalesce(jsonb_agg(f.name ORDER BY f.position), '[]'::jsonb)
+       FROM (VALUES (0, 'name', n.name IS DISTINCT FROM o.name), (1, 'kind', n.kind IS DISTINCT FROM o.kind)) AS f (position, name, changed) WHERE f.changed)
+    FROM new_rows n JOIN old_rows o ON o.project_id = n.project_id AND o.id = n.id
+    WHERE (n.data IS DISTINCT FROM o.data) AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSE
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'member', o.project_id, o.id, 'delete', NULL, NULL
+    FROM old_rows o WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = o.project_id)
+        AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = o.project_id AND s.backfill <> 'done');
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER members_changes_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION members_changes();
+CREATE TRIGGER members_changes_update AFTER UPDATE ON members
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION members_changes();
+CREATE TRIGGER members_changes_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION members_changes();
+
+CREATE FUNCTION resources_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'resource', n.project_id, n.id, 'insert', n.data, NULL
+    FROM new_rows n WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'resource', n.project_id, n.id, 'update', n.data,
+      (SELECT coalesce(jsonb_agg(f.name ORDER BY f.position), '[]'::jsonb)
+       FROM (VALUES (0, 'name', n.name IS DISTINCT FROM o.name)) AS f (position, name, changed) WHERE f.changed)
+    FROM new_rows n JOIN old_rows o ON o.project_id = n.project_id AND o.id = n.id
+    WHERE (n.data IS DISTINCT FROM o.data) AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSE
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'resource', o.project_id, o.id, 'delete', NULL, NULL
+    FROM old_rows o WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = o.project_id)
+        AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = o.project_id AND s.backfill <> 'done');
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER resources_changes_insert AFTER INSERT ON resources REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION resources_changes();
+CREATE TRIGGER resources_changes_update AFTER UPDATE ON resources
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION resources_changes();
+CREATE TRIGGER resources_changes_delete AFTER DELETE ON resources REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION resources_changes();
+
+CREATE FUNCTION dependencies_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'dependency', n.project_id, n.id, 'insert', n.data, NULL
+    FROM new_rows n WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'dependency', n.project_id, n.id, 'update', n.data,
+      (SELECT coalesce(jsonb_agg(f.name ORDER BY f.position), '[]'::jsonb)
+       FROM (VALUES (0, 'predecessor_id', n.predecessor_id IS DISTINCT FROM o.predecessor_id), (1, 'successor_id', n.successor_id IS DISTINCT FROM o.successor_id), (2, 'type', n.type IS DISTINCT FROM o.type)) AS f (position, name, changed) WHERE f.changed)
+    FROM new_rows n JOIN old_rows o ON o.project_id = n.project_id AND o.id = n.id
+    WHERE (n.data IS DISTINCT FROM o.data) AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = n.project_id AND s.backfill <> 'done');
+  ELSE
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'dependency', o.project_id, o.id, 'delete', NULL, NULL
+    FROM old_rows o WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = o.project_id)
+        AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = o.project_id AND s.backfill <> 'done');
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER dependencies_changes_insert AFTER INSERT ON dependencies REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION dependencies_changes();
+CREATE TRIGGER dependencies_changes_update AFTER UPDATE ON dependencies
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION dependencies_changes();
+CREATE TRIGGER dependencies_changes_delete AFTER DELETE ON dependencies REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION dependencies_changes();
+
+-- Assignments: as schema.sql's; a re-insert takes back the delete of the same transaction.
+CREATE FUNCTION task_assignees_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    WITH cancelled AS (
+      DELETE FROM changes c USING new_rows n
+      WHERE c.entity = 'assignment' AND c.op = 'delete' AND c.seq < 0
+        AND c.entity_id = n.task_id || ':' || n.member_id
+        AND c.batch = pg_current_xact_id()::text::bigint
+      RETURNING c.entity_id)
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'assignment', t.project_id,
+      n.task_id || ':' || n.member_id, 'insert',
+      jsonb_build_object('task_id', n.task_id, 'member_id', n.member_id), NULL
+    FROM new_rows n JOIN tasks t ON t.id = n.task_id
+    WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = t.project_id AND s.backfill <> 'done')
+      AND n.task_id || ':' || n.member_id NOT IN (SELECT entity_id FROM cancelled);
+  ELSE
+    INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+    SELECT -nextval('changes_order'), change_batch(), 'assignment', t.project_id,
+      o.task_id || ':' || o.member_id, 'delete', NULL, NULL
+    FROM old_rows o JOIN tasks t ON t.id = o.task_id
+    WHERE NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = t.project_id AND s.backfill <> 'done');
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER task_assignees_changes_insert AFTER INSERT ON task_assignees
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION task_assignees_changes();
+CREATE TRIGGER task_assignees_changes_delete AFTER DELETE ON task_assignees
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION task_assignees_changes();
+
+-- A project's backfill completes: one `reload` row for it.
+CREATE FUNCTION sync_state_changes() RETURNS trigger
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  INSERT INTO changes (seq, batch, entity, project_id, entity_id, op, data, fields)
+  SELECT -nextval('changes_order'), change_batch(), 'project', n.project_id, n.project_id,
+    'reload', NULL, NULL
+  FROM new_rows n JOIN old_rows o ON o.project_id = n.project_id
+  WHERE o.backfill <> 'done' AND n.backfill = 'done';
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER sync_state_changes AFTER UPDATE ON sync_state
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION sync_state_changes();
 
 -- Full-text search over task names (SQLite's tasks_fts): an index, queried with the same
 -- expression: WHERE to_tsvector('simple', coalesce(name, '')) @@ plainto_tsquery('simple', 'word').

@@ -283,6 +283,197 @@ WHEN old.backfill <> 'done' BEGIN
   INSERT INTO tasks_fts (rowid, name) SELECT rowid, name FROM tasks WHERE project_id = old.project_id;
 END;
 
+-- The change feed (docs/changes.md): one row per insert, update or delete of a project, task,
+-- member, resource, dependency or assignment, written by the triggers below in the transaction
+-- that writes the row, whichever code writes it. `seq` is the rowid and never reused
+-- (AUTOINCREMENT: a pruned or coalesced row leaves a gap): SQLite's one writer commits in seq
+-- order. A write that changes no `data` writes no row. The rows of a project whose first full pass
+-- (its backfill) is under way are left out, and one `reload` row is written when it completes: a
+-- consumer reads the project from the tables then. A delete takes what hangs on it: a project's
+-- delete stands for its rows', a task's for its assignments' (their cascades write no row).
+CREATE TABLE changes (
+  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  committed_at TIMESTAMP NOT NULL,           -- when the change was written
+  batch        INTEGER NOT NULL,             -- one value per transaction that wrote changes
+  entity       TEXT NOT NULL,                -- project | task | member | resource | dependency | assignment
+  project_id   TEXT NOT NULL,
+  entity_id    TEXT NOT NULL,                -- for an assignment, task_id:member_id
+  op           TEXT NOT NULL,                -- insert | update | delete | reload
+  data         TEXT,                         -- the row's data after the change; NULL for delete, reload
+  fields       TEXT                          -- update: JSON array of the typed columns that changed
+);
+-- Finds an assignment's delete in the transaction in hand, which its re-insert takes back.
+CREATE INDEX changes_assignment_deletes ON changes (entity_id) WHERE entity = 'assignment' AND op = 'delete';
+
+-- The batch of the transaction in hand (`open`), taken by its first change row from the counter
+-- `last`, and set back to NULL by the store's connection as the transaction commits
+-- (src/store/sqlite-connection.ts). One row, always.
+CREATE TABLE change_batch (
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  last INTEGER NOT NULL DEFAULT 0,
+  open INTEGER
+);
+INSERT INTO change_batch (id) VALUES (1);
+
+-- Projects, tasks, members, resources and dependencies: an insert, an update that changes `data`
+-- (or a task's project), a delete. A project's delete is written even during its backfill: a
+-- consumer may hold the project's row, written before the backfill began.
+CREATE TRIGGER projects_changes_insert AFTER INSERT ON projects
+WHEN NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'project', new.id, new.id, 'insert', new.data, NULL);
+END;
+CREATE TRIGGER projects_changes_update AFTER UPDATE ON projects
+WHEN (new.data IS NOT old.data)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'project', new.id, new.id, 'update', new.data, '[' || ltrim(
+    CASE WHEN new.name IS NOT old.name THEN ',"name"' ELSE '' END ||
+    CASE WHEN new.active IS NOT old.active THEN ',"active"' ELSE '' END ||
+    CASE WHEN new.read_only_reason IS NOT old.read_only_reason THEN ',"read_only_reason"' ELSE '' END, ',') || ']');
+END;
+CREATE TRIGGER projects_changes_delete AFTER DELETE ON projects BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'project', old.id, old.id, 'delete', NULL, NULL);
+END;
+CREATE TRIGGER tasks_changes_insert AFTER INSERT ON tasks
+WHEN NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'task', new.project_id, new.id, 'insert', new.data, NULL);
+END;
+CREATE TRIGGER tasks_changes_update AFTER UPDATE ON tasks
+WHEN (new.data IS NOT old.data OR new.project_id IS NOT old.project_id)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'task', new.project_id, new.id, 'update', new.data, '[' || ltrim(
+    CASE WHEN new.project_id IS NOT old.project_id THEN ',"project_id"' ELSE '' END ||
+    CASE WHEN new.name IS NOT old.name THEN ',"name"' ELSE '' END ||
+    CASE WHEN new.start_date IS NOT old.start_date THEN ',"start_date"' ELSE '' END ||
+    CASE WHEN new.end_date IS NOT old.end_date THEN ',"end_date"' ELSE '' END ||
+    CASE WHEN new.status IS NOT old.status THEN ',"status"' ELSE '' END ||
+    CASE WHEN new.progress IS NOT old.progress THEN ',"progress"' ELSE '' END ||
+    CASE WHEN new.updated_at IS NOT old.updated_at THEN ',"updated_at"' ELSE '' END, ',') || ']');
+END;
+CREATE TRIGGER tasks_changes_delete AFTER DELETE ON tasks
+WHEN EXISTS (SELECT 1 FROM projects p WHERE p.id = old.project_id)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = old.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'task', old.project_id, old.id, 'delete', NULL, NULL);
+END;
+CREATE TRIGGER members_changes_insert AFTER INSERT ON members
+WHEN NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'member', new.project_id, new.id, 'insert', new.data, NULL);
+END;
+CREATE TRIGGER members_changes_update AFTER UPDATE ON members
+WHEN (new.data IS NOT old.data)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'member', new.project_id, new.id, 'update', new.data, '[' || ltrim(
+    CASE WHEN new.name IS NOT old.name THEN ',"name"' ELSE '' END ||
+    CASE WHEN new.kind IS NOT old.kind THEN ',"kind"' ELSE '' END, ',') || ']');
+END;
+CREATE TRIGGER members_changes_delete AFTER DELETE ON members
+WHEN EXISTS (SELECT 1 FROM projects p WHERE p.id = old.project_id)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = old.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'member', old.project_id, old.id, 'delete', NULL, NULL);
+END;
+CREATE TRIGGER resources_changes_insert AFTER INSERT ON resources
+WHEN NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'resource', new.project_id, new.id, 'insert', new.data, NULL);
+END;
+CREATE TRIGGER resources_changes_update AFTER UPDATE ON resources
+WHEN (new.data IS NOT old.data)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'resource', new.project_id, new.id, 'update', new.data, '[' || ltrim(
+    CASE WHEN new.name IS NOT old.name THEN ',"name"' ELSE '' END, ',') || ']');
+END;
+CREATE TRIGGER resources_changes_delete AFTER DELETE ON resources
+WHEN EXISTS (SELECT 1 FROM projects p WHERE p.id = old.project_id)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = old.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'resource', old.project_id, old.id, 'delete', NULL, NULL);
+END;
+CREATE TRIGGER dependencies_changes_insert AFTER INSERT ON dependencies
+WHEN NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'dependency', new.project_id, new.id, 'insert', new.data, NULL);
+END;
+CREATE TRIGGER dependencies_changes_update AFTER UPDATE ON dependencies
+WHEN (new.data IS NOT old.data)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = new.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'dependency', new.project_id, new.id, 'update', new.data, '[' || ltrim(
+    CASE WHEN new.predecessor_id IS NOT old.predecessor_id THEN ',"predecessor_id"' ELSE '' END ||
+    CASE WHEN new.successor_id IS NOT old.successor_id THEN ',"successor_id"' ELSE '' END ||
+    CASE WHEN new.type IS NOT old.type THEN ',"type"' ELSE '' END, ',') || ']');
+END;
+CREATE TRIGGER dependencies_changes_delete AFTER DELETE ON dependencies
+WHEN EXISTS (SELECT 1 FROM projects p WHERE p.id = old.project_id)
+  AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.project_id = old.project_id AND s.backfill <> 'done') BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'dependency', old.project_id, old.id, 'delete', NULL, NULL);
+END;
+
+-- An assignment has no data of its own: its `data` is {"task_id": ..., "member_id": ...}. Its
+-- project is its task's. A re-insert of an assignment deleted in the same transaction (a task's
+-- assignees are written by clearing and adding them) takes the delete back instead.
+CREATE TRIGGER task_assignees_changes_insert AFTER INSERT ON task_assignees
+WHEN NOT EXISTS (
+  SELECT 1 FROM tasks t JOIN sync_state s ON s.project_id = t.project_id
+  WHERE t.id = new.task_id AND s.backfill <> 'done'
+) BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'assignment',
+    t.project_id, new.task_id || ':' || new.member_id, 'insert',
+    json_object('task_id', new.task_id, 'member_id', new.member_id), NULL
+  FROM tasks t WHERE t.id = new.task_id AND NOT EXISTS (
+    SELECT 1 FROM changes c WHERE c.entity = 'assignment' AND c.op = 'delete'
+      AND c.entity_id = new.task_id || ':' || new.member_id
+      AND c.batch = (SELECT open FROM change_batch));
+  DELETE FROM changes WHERE entity = 'assignment' AND op = 'delete'
+    AND entity_id = new.task_id || ':' || new.member_id AND batch = (SELECT open FROM change_batch);
+END;
+CREATE TRIGGER task_assignees_changes_delete AFTER DELETE ON task_assignees
+WHEN EXISTS (SELECT 1 FROM tasks t WHERE t.id = old.task_id)
+  AND NOT EXISTS (
+  SELECT 1 FROM tasks t JOIN sync_state s ON s.project_id = t.project_id
+  WHERE t.id = old.task_id AND s.backfill <> 'done'
+) BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'assignment',
+    t.project_id, old.task_id || ':' || old.member_id, 'delete', NULL, NULL
+  FROM tasks t WHERE t.id = old.task_id;
+END;
+-- A project's backfill completes: one `reload` row for it.
+CREATE TRIGGER sync_state_changes_reload AFTER UPDATE OF backfill ON sync_state
+WHEN old.backfill <> 'done' AND new.backfill = 'done' BEGIN
+  UPDATE change_batch SET open = last + 1, last = last + 1 WHERE open IS NULL;
+  INSERT INTO changes (committed_at, batch, entity, project_id, entity_id, op, data, fields)
+  VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), (SELECT open FROM change_batch), 'project',
+    new.project_id, new.project_id, 'reload', NULL, NULL);
+END;
+
 -- Reporting views and their indexes, for BI tools and hand-written SQL (docs/schema.md).
 -- "Today" is v_today.day: the calendar day now in the mirror's time zone (timezone_offsets; UTC
 -- without one), and days of history are calendar days at its current offset. A task is done

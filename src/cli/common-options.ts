@@ -10,6 +10,7 @@ import { UsageError } from '../domain/index.js';
 import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/retries.js';
 import { ON_CONFLICT_CHOICES } from '../outbox/send.js';
 import {
+  DEFAULT_CHANGES_RETENTION_DAYS,
   DEFAULT_HISTORY_RETENTION_DAYS,
   DEFAULT_METRICS_HOST,
   DEFAULT_RECONCILE_CRON,
@@ -178,6 +179,14 @@ export const COMMON_OPTIONS = {
       type: 'number',
       default: DEFAULT_HISTORY_RETENTION_DAYS,
       describe: 'task_history rows older than this are pruned daily',
+    },
+  },
+  'changes-retention-days': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_CHANGES_RETENTION_DAYS,
+      describe: 'change feed rows (projmirror changes) older than this are pruned daily',
     },
   },
   'token-refused-minutes': {

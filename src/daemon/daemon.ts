@@ -25,7 +25,11 @@ import { engineMetricsSources } from './metrics-sources.js';
 import { ListingRetry } from './listing-retry.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
-import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON } from './defaults.js';
+import {
+  DEFAULT_CHANGES_RETENTION_DAYS,
+  DEFAULT_HISTORY_RETENTION_DAYS,
+  DEFAULT_RECONCILE_CRON,
+} from './defaults.js';
 import { Schedules } from './schedules.js';
 import type { MetricsSources } from './metrics.js';
 import type { ProjectSyncResult } from '../mirror/index.js';
@@ -55,6 +59,8 @@ export interface DaemonOptions {
   /** The IANA zone the reconcile's cron expression is read in (UTC by default). */
   reconcileTimezone?: string;
   historyRetentionDays?: number;
+  /** Days the change feed's rows are kept, pruned with the history. */
+  changesRetentionDays?: number;
   /** Share of the daily quota kept for pushes and refreshes. */
   reserveShare?: number;
   minPollIntervalMs?: number;
@@ -199,6 +205,9 @@ export class Daemon {
         const days = options.historyRetentionDays ?? DEFAULT_HISTORY_RETENTION_DAYS;
         const removed = await this.store.facts.pruneHistory(this.clock.now(), days);
         this.logger.info({ removed, days }, 'history pruned');
+        const changesDays = options.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
+        const pruned = await this.store.facts.pruneChanges(this.clock.now(), changesDays);
+        this.logger.info({ removed: pruned, days: changesDays }, 'changes pruned');
       },
     });
   }

@@ -7,6 +7,8 @@
 export const DEFAULT_RECONCILE_CRON = '15 0 * * *';
 /** `task_history` rows older than this are pruned once a day. */
 export const DEFAULT_HISTORY_RETENTION_DAYS = 365;
+/** Days the change feed's rows are kept (`--changes-retention-days`, contract section 8). */
+export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
 /** The zone the expression is read in when none is given. */
 export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
 /** The address the metrics endpoint listens on unless told otherwise: this machine only. */

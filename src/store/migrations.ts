@@ -34,6 +34,26 @@ export const MIGRATIONS: readonly Migration[] = [
   // assigned to in DuckDB too, not NULL (issue 22), made with the derived objects after the steps.
   // (PostgreSQL drops its per-row field triggers: schema.pg.upgrades.sql.)
   '',
+  // 8 -> 9: the change feed (issue 37): the table `changes` and the batch counter its triggers
+  // (made with the derived objects after the steps) number transactions with. IF NOT EXISTS: a
+  // test's mirror of an earlier version is made from the current schema.sql.
+  `CREATE TABLE IF NOT EXISTS changes (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    committed_at TIMESTAMP NOT NULL,
+    batch        INTEGER NOT NULL,
+    entity       TEXT NOT NULL,
+    project_id   TEXT NOT NULL,
+    entity_id    TEXT NOT NULL,
+    op           TEXT NOT NULL,
+    data         TEXT,
+    fields       TEXT
+  );
+  CREATE TABLE IF NOT EXISTS change_batch (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    last INTEGER NOT NULL DEFAULT 0,
+    open INTEGER
+  );
+  INSERT OR IGNORE INTO change_batch (id) VALUES (1);`,
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

@@ -1,4 +1,5 @@
 /** The daemon's read side of the mirror: projects, task counts, last passes; retention. */
+import { ChangesRepository } from './changes.js';
 import { connectionOf, type MirrorHandle } from './handle.js';
 
 /** A project's times as `sync_state` holds them. */
@@ -14,9 +15,11 @@ export class MirrorFacts {
   private readonly lastPassStmt;
   private readonly pruneStmt;
   private readonly timesStmt;
+  private readonly changes;
 
   constructor(mirror: MirrorHandle) {
     const db = connectionOf(mirror);
+    this.changes = new ChangesRepository(mirror);
     this.countsStmt = db.prepare<[], { id: string; taskCount: number }>(
       // The plan runs after every poll: the last pass's X-Total-Count, not a count of the rows.
       `SELECT p.id AS id, coalesce(s.total_count, 0) AS taskCount
@@ -68,5 +71,10 @@ export class MirrorFacts {
   async pruneHistory(now: number, days: number): Promise<number> {
     const cutoff = new Date(now - days * 86_400_000).toISOString();
     return (await this.pruneStmt.run(cutoff)).changes;
+  }
+
+  /** Deletes the change feed's rows older than `days` before `now`; returns the rows removed. */
+  async pruneChanges(now: number, days: number): Promise<number> {
+    return await this.changes.prune(now, days);
   }
 }

@@ -7,12 +7,17 @@
 /** The transactions of one connection. */
 export class NestedTransactions {
   private readonly exec: (sql: string) => Promise<void>;
+  private readonly beforeCommit: (() => Promise<void>) | undefined;
   private depth = 0;
   private savepoints = 0;
 
-  /** Over `exec`, which runs a statement on the connection. */
-  constructor(exec: (sql: string) => Promise<void>) {
+  /**
+   * Over `exec`, which runs a statement on the connection; `beforeCommit` runs inside the
+   * outermost transaction just before it commits.
+   */
+  constructor(exec: (sql: string) => Promise<void>, beforeCommit?: () => Promise<void>) {
     this.exec = exec;
+    this.beforeCommit = beforeCommit;
   }
 
   /** True inside a transaction. */
@@ -31,6 +36,7 @@ export class NestedTransactions {
     this.depth += 1;
     try {
       const result = await work();
+      if (!nested && this.beforeCommit !== undefined) await this.beforeCommit();
       await this.exec(nested ? `RELEASE SAVEPOINT ${name}` : 'COMMIT');
       return result;
     } catch (error) {

@@ -198,6 +198,8 @@ export interface FactsPort {
   planFacts(): Promise<Array<{ id: string; taskCount: number; lastPassAt: number | undefined }>>;
   projectTimes(): Promise<ProjectTimesRow[]>;
   pruneHistory(now: number, days: number): Promise<number>;
+  /** Deletes the change feed's rows older than `days` before `now`; the rows removed. */
+  pruneChanges(now: number, days: number): Promise<number>;
 }
 
 /** The store's proof of life. */

@@ -13,10 +13,35 @@ export class SqliteConnection implements Db {
   /** The better-sqlite3 connection, for what only SQLite has (pragmas, opening, migrating). */
   readonly sqlite: SqliteDb;
   private readonly transactions: NestedTransactions;
+  /** The change feed's batch of the transaction in hand, read and closed as it commits. */
+  private batch: { read: Database.Statement; close: Database.Statement } | undefined;
 
   constructor(sqlite: SqliteDb) {
     this.sqlite = sqlite;
-    this.transactions = new NestedTransactions((sql) => this.exec(sql));
+    this.transactions = new NestedTransactions(
+      (sql) => this.exec(sql),
+      async () => this.closeChangeBatch(),
+    );
+  }
+
+  /**
+   * Ends the change feed's batch as the transaction commits (schema.sql, `change_batch`): the
+   * next transaction's first change takes a new one. Reads one row when the transaction wrote no
+   * change, so a read-only transaction stays one. A file without the table (not migrated, not a
+   * mirror) has no batch to end.
+   */
+  private closeChangeBatch(): void {
+    if (this.batch === undefined) {
+      const known = this.sqlite
+        .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_batch'`)
+        .get();
+      if (known === undefined) return;
+      this.batch = {
+        read: this.sqlite.prepare('SELECT open FROM change_batch').pluck(),
+        close: this.sqlite.prepare('UPDATE change_batch SET open = NULL'),
+      };
+    }
+    if (this.batch.read.get() != null) this.batch.close.run();
   }
 
   get open(): boolean {

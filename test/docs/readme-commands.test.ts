@@ -96,6 +96,13 @@ const RUN_ELSEWHERE: Array<{ page: string; heading: string; language?: string; f
     language: 'sql',
     file: 'test/store/postgres-schema.test.ts',
   },
+  // The change feed's commands and its DuckDB example, between syncs.
+  { page: 'docs/changes.md', heading: 'Reading the feed', file: 'test/docs/changes-doc.test.ts' },
+  {
+    page: 'docs/changes.md',
+    heading: 'Loading it into DuckDB, incrementally',
+    file: 'test/docs/changes-doc.test.ts',
+  },
   // Every query before it, against a fresh SQLite mirror.
   { page: 'docs/schema.md', heading: '*', language: 'sql', file: 'test/report/schema-doc.test.ts' },
 ];

@@ -56,6 +56,11 @@ export const commands: ListedCommand[] = [
     () => import('./export.js'),
   ),
   listed(
+    'changes',
+    'print what changed in the mirror after a cursor, one JSON object per line (--follow: keep printing)',
+    () => import('./changes.js'),
+  ),
+  listed(
     'simulate',
     'serve the bundled simulator of the service until SIGTERM/SIGINT',
     () => import('./simulate.js'),

@@ -39,6 +39,7 @@ export const body: CommandBody = {
       'reconcile-cron',
       'reconcile-timezone',
       'history-retention-days',
+      'changes-retention-days',
       'token-refused-minutes',
       'on-conflict',
     ]),
@@ -62,6 +63,7 @@ export const body: CommandBody = {
       reconcileCron: checked.reconcileCron,
       reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
+      changesRetentionDays: checked.changesRetentionDays,
       onConflict: onConflictOf(args),
     });
     const stopped = waitForStop(args, logger);
@@ -174,6 +176,12 @@ function checkRunOptions(args: Record<string, unknown>) {
       `--history-retention-days ${String(args['historyRetentionDays'])} is not a positive number`,
     );
   }
+  const changesRetentionDays = Number(args['changesRetentionDays']);
+  if (!Number.isFinite(changesRetentionDays) || changesRetentionDays <= 0) {
+    throw new UsageError(
+      `--changes-retention-days ${String(args['changesRetentionDays'])} is not a positive number`,
+    );
+  }
   const metricsPort = args['metricsPort'] as number | undefined;
   if (
     metricsPort !== undefined &&
@@ -193,6 +201,7 @@ function checkRunOptions(args: Record<string, unknown>) {
     reconcileCron,
     reconcileTimezone,
     retentionDays,
+    changesRetentionDays,
     metricsPort,
     metricsHost,
     tokenRefusedMs: minutes * 60_000,

@@ -60,14 +60,28 @@ export interface CaseResult {
  */
 export type ReconcileRule = 'unannounced' | 'unheard';
 
+/**
+ * Watches a case from outside the daemon, as a reader of its mirror would (the change feed's
+ * consumers): after the start and each step, and at the end, once the mirror has converged.
+ */
+export interface CaseObserver {
+  /** After the daemon's start (`step` -1) and after each step. */
+  afterStep(db: Db, step: number): Promise<void>;
+  /** Each time quiet looks whether the mirror has converged, while the daemon still works. */
+  whileQuiet(db: Db): Promise<void>;
+  /** Once the case is quiet and its verdict taken: what the observer found wrong. */
+  finish(db: Db): Promise<string[]>;
+}
+
 /** Plays `testCase` against a simulator with `readings`, on a fresh mirror from `mirrors`. */
 export async function playCase(
   testCase: ConvergenceCase,
   readings: Partial<SimReadings>,
   mirrors: MirrorSource = sqliteMirrors,
   rule: ReconcileRule = 'unannounced',
+  observer?: CaseObserver,
 ): Promise<CaseResult> {
-  const run = await CaseRun.open(testCase.tasks, readings, mirrors(), rule);
+  const run = await CaseRun.open(testCase.tasks, readings, mirrors(), rule, observer);
   try {
     return await run.play(testCase);
   } catch (error) {
@@ -86,6 +100,7 @@ class CaseRun {
     readonly context: StepContext,
     private readonly mirror: CaseMirror,
     private readonly rule: ReconcileRule,
+    private readonly observer: CaseObserver | undefined,
   ) {}
 
   static async open(
@@ -93,6 +108,7 @@ class CaseRun {
     readings: Partial<SimReadings>,
     mirror: CaseMirror,
     rule: ReconcileRule,
+    observer?: CaseObserver,
   ): Promise<CaseRun> {
     const clock = new ManualClock(CASE_START);
     const sim = await startSimulator({
@@ -112,7 +128,7 @@ class CaseRun {
     const host = new DaemonHost(sim, clock, mirror);
     const version = () => mirror.version(db);
     const driver = new ClockDriver(sim, clock, host, version, Date.now() + CASE_TIMEOUT_MS);
-    return new CaseRun(newContext(sim, clock, db, mirror, host, driver), mirror, rule);
+    return new CaseRun(newContext(sim, clock, db, mirror, host, driver), mirror, rule, observer);
   }
 
   async play(testCase: ConvergenceCase): Promise<CaseResult> {
@@ -123,8 +139,14 @@ class CaseRun {
     if (testCase.settleAfterStart) {
       await driver.drive(host.started, OPERATION_HORIZON_MS, 'the first start-up');
     }
-    for (const step of testCase.steps) await performStep(step, this.context);
+    await this.observer?.afterStep(this.context.db, -1);
+    for (const [index, step] of testCase.steps.entries()) {
+      await performStep(step, this.context);
+      await this.observer?.afterStep(this.context.db, index);
+    }
     const problems = await this.quiet();
+    if (this.observer !== undefined)
+      problems.push(...(await this.observer.finish(this.context.db)));
     return { problems, ...this.result() };
   }
 
@@ -135,7 +157,10 @@ class CaseRun {
     sim.faults.clear();
     driver.countArrivals();
     trace.push('quiet');
-    const converged = async () => (await this.differences()).length === 0;
+    const converged = async () => {
+      await this.observer?.whileQuiet(db);
+      return (await this.differences()).length === 0;
+    };
     let equal = await driver.runUntil(converged, clock.now() + QUIET_HORIZON_MS);
     const reasons = this.reconcileReasons();
     if (!equal && reasons.length > 0) {

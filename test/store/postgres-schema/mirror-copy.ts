@@ -73,12 +73,15 @@ export async function applySchema(client: pg.Client): Promise<void> {
   await client.query('COMMIT');
 }
 
-/** The tables of a SQLite mirror to copy: every one but SQLite's own and the FTS5 index's. */
+/**
+ * The tables of a SQLite mirror to copy: every one but SQLite's own, the FTS5 index's and the
+ * change feed's (each engine's triggers write its own feed as the rows are copied).
+ */
 export function sqliteTables(db: SqliteDb): string[] {
   const names = db
     .prepare<[], string>(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-       AND name NOT LIKE 'tasks_fts%' AND name <> 'column_types'`,
+       AND name NOT LIKE 'tasks_fts%' AND name NOT IN ('column_types', 'changes', 'change_batch')`,
     )
     .pluck()
     .all();
@@ -213,8 +216,11 @@ export function pgType(
   isView: boolean,
 ): string {
   if (column.name === 'data' && !isView) return 'jsonb';
+  // The change feed's JSON is jsonb too, its numbers bigint (seq in commit order, a transaction id).
+  if (table === 'changes' && column.name === 'fields') return 'jsonb';
   if (column.type === 'INTEGER') {
     const identity = column.name === 'id' && (table === 'task_history' || table === 'outbox');
+    if (table === 'changes') return 'bigint';
     return isView || identity ? 'bigint' : 'integer';
   }
   return {
