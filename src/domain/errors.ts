@@ -120,10 +120,13 @@ export class RateLimitedError extends RemoteStatusError {
 /** The body was not JSON, or not of the expected shape. Never written to the mirror. */
 export class MalformedResponseError extends ProjmirrorError {
   readonly context: RemoteContext;
+  /** What is wrong with the response, without the request it answered. */
+  readonly problem: string;
 
   constructor(context: RemoteContext, problem: string) {
     super('remote_malformed', `${describe(context)}: malformed response: ${problem}`);
     this.context = context;
+    this.problem = problem;
   }
 }
 

@@ -20,6 +20,12 @@ import type { TaskRows } from './task-rows.js';
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
 
+/**
+ * What one event of a batch came to (`applyEvents`): its outcome, or `malformed` with the
+ * problem when its record did not check (nothing of it written; the others are).
+ */
+export type EventOutcome = ApplyOutcome | { malformed: string };
+
 /** What a pass needs to know of the mirror when it begins. */
 export interface PassStart {
   /** The project had a consistent pass before: this is not its backfill. */
@@ -102,6 +108,8 @@ export interface MirrorPort {
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
   commit(request: CommitRequest): Promise<string | undefined>;
   applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;
+  /** Events that arrived together, in one transaction: each one's outcome, in their order. */
+  applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]>;
   applyFetched(
     projectId: string,
     changes: readonly RecordChange[],
