@@ -10,6 +10,7 @@ import { UsageError } from '../domain/index.js';
 import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/retries.js';
 import { ON_CONFLICT_CHOICES } from '../outbox/send.js';
 import {
+  DEFAULT_CHECKPOINT_BLOCKED_MINUTES,
   DEFAULT_HISTORY_RETENTION_DAYS,
   DEFAULT_METRICS_HOST,
   DEFAULT_RECONCILE_CRON,
@@ -177,6 +178,15 @@ export const COMMON_OPTIONS = {
       default: DEFAULT_TOKEN_REFUSED_MINUTES,
       describe:
         'exit 3 once every request has been refused (401, or 403 to the project listing) for this long; 0: at the first',
+    },
+  },
+  'checkpoint-blocked-minutes': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_CHECKPOINT_BLOCKED_MINUTES,
+      describe:
+        "warn, and say so in /healthz, once a reader has kept the database's write-ahead log from being checkpointed this long",
     },
   },
   'deadline-ms': {

@@ -33,6 +33,7 @@ import type { Engine } from './wiring.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
 import { DEFAULT_STORE_STALL_MS, StoreWatch, type StoreHealth } from './store-watch.js';
+import { WalWatch } from './wal-watch.js';
 import { planForTokens } from './token-plan.js';
 
 /**
@@ -75,6 +76,10 @@ export interface DaemonOptions {
   storeStallMs?: number;
   /** How often the store's write probe is asked, in ms of real time (`DEFAULT_STORE_PROBE_MS`). */
   storeProbeMs?: number;
+  /** How often the write-ahead log is checkpointed, in ms of real time (`DEFAULT_CHECKPOINT_INTERVAL_MS`). */
+  checkpointIntervalMs?: number;
+  /** Complete checkpoints blocked this long by a reader warn, and degrade /healthz (`DEFAULT_CHECKPOINT_BLOCKED_MS`). */
+  checkpointBlockedMs?: number;
 }
 
 /** What `status` shows of the start-up reconcile: when it began and ended. */
@@ -96,6 +101,7 @@ export class Daemon {
   /** Projects whose event the store could not take: passed once it answers again. */
   private readonly awaitingStore = new Set<string>();
   private readonly storeWatch: StoreWatch;
+  private readonly walWatch: WalWatch;
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
@@ -131,6 +137,12 @@ export class Daemon {
       ),
       ...optional('probeMs', options.storeProbeMs),
       onBack: () => this.storeBack(),
+    });
+    this.walWatch = new WalWatch({
+      store: this.store,
+      logger: this.logger,
+      ...optional('intervalMs', options.checkpointIntervalMs),
+      ...optional('blockedMs', options.checkpointBlockedMs),
     });
     this.scheduler = new PollScheduler({
       clock: this.clock,
@@ -253,6 +265,11 @@ export class Daemon {
     if (due.length > 0) this.logger.info({ projects: due }, 'passing what the store missed');
   }
 
+  /** `checkpoint blocked for 14 min` while a reader has blocked the log's checkpoints too long. */
+  walBlocked(): string | undefined {
+    return this.walWatch.blocked();
+  }
+
   /** Whether the store makes progress (see `StoreWatch`). */
   storeHealth(): StoreHealth {
     return this.storeWatch.health();
@@ -296,6 +313,7 @@ export class Daemon {
     // PostgreSQL mirror, leases keep them apart instead).
     const { leases } = this.options.engine;
     this.storeWatch.start();
+    this.walWatch.start();
     await this.refreshFacts();
     if (leases === undefined) {
       await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
@@ -322,6 +340,7 @@ export class Daemon {
   async stop(): Promise<void> {
     this.controller.abort(new Error('stopping'));
     this.storeWatch.stop();
+    this.walWatch.stop();
     this.coalescer.close();
     await this.schedules.stop();
     await Promise.allSettled([
@@ -340,7 +359,11 @@ export class Daemon {
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
   metricsSources(): MetricsSources {
-    return engineMetricsSources(this.options.engine, () => this.realtimeConnected);
+    return engineMetricsSources(
+      this.options.engine,
+      () => this.realtimeConnected,
+      () => this.walWatch.state(),
+    );
   }
 
   /** True while the realtime channel is connected. */

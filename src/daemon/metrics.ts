@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { WalState } from './wal-watch.js';
 
 /** Buckets of `projmirror_request_duration_seconds`, in seconds (a page of 500 tasks takes ~0.05). */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -40,6 +41,8 @@ export interface MetricsSources {
   realtimeConnected(): boolean;
   /** Units of work waiting for the store, and the age of the oldest, in ms. */
   storeQueue(): { depth: number; oldestAgeMs: number };
+  /** SQLite's write-ahead log as last checkpointed; undefined before, and on PostgreSQL. */
+  wal?(): WalState | undefined;
 }
 
 /** What the metrics say about the build. */
@@ -111,6 +114,7 @@ export class DaemonMetrics {
         this.set(sources.storeQueue().oldestAgeMs / 1000);
       },
     });
+    walGauges(sources, registers);
     new Gauge({
       name: 'projmirror_realtime_connected',
       help: '1 while the realtime channel is connected',
@@ -191,6 +195,28 @@ function projectGauges(sources: MetricsSources, registers: Registry[]): void {
     labelNames: ['project'],
     registers,
     collect: times('lastChangeAt'),
+  });
+}
+
+/** SQLite's write-ahead log: its size, and how long since a checkpoint copied all of it. */
+function walGauges(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'projmirror_wal_bytes',
+    help: "Size of SQLite's write-ahead log file after the daemon's last checkpoint, in bytes",
+    registers,
+    collect() {
+      const wal = sources.wal?.();
+      if (wal !== undefined) this.set(wal.walBytes);
+    },
+  });
+  new Gauge({
+    name: 'projmirror_wal_last_complete_checkpoint_age_seconds',
+    help: 'Seconds since a checkpoint last copied the whole write-ahead log (a reader holding a snapshot blocks it)',
+    registers,
+    collect() {
+      const wal = sources.wal?.();
+      if (wal !== undefined) this.set(wal.lastCompleteAgeMs / 1000);
+    },
   });
 }
 

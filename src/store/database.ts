@@ -33,6 +33,12 @@ export const TEMP_CACHE_KIB = 1_000;
  */
 export const MIRROR_PAGE_SIZE = 4_096;
 
+/**
+ * What the write-ahead log file is cut back to, in bytes, each time SQLite starts it over
+ * (`journal_size_limit`): a log that grew while a reader held a snapshot does not keep its size.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
 /** `PRAGMA application_id` of a projmirror mirror: "pjmr" in ASCII. */
 export const APPLICATION_ID = 0x706a6d72;
 
@@ -76,6 +82,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteDb 
       // a mirror made before keeps its pages.
       db.pragma(`page_size = ${MIRROR_PAGE_SIZE}`);
       db.pragma('journal_mode = WAL');
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       migrate(db);

@@ -16,6 +16,9 @@ import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
 import type { TaskRows } from './task-rows.js';
+import type { CheckpointResult } from './wal.js';
+
+export type { CheckpointResult } from './wal.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -212,6 +215,11 @@ export interface FactsPort {
 export interface HealthPort {
   /** Takes and gives back the write lock; waits, as writes do, while another writer holds it. */
   probeWrite(): Promise<void>;
+  /**
+   * A checkpoint of SQLite's write-ahead log (`src/store/wal.ts`): copies what it can and starts
+   * the log over when no reader is in it. Undefined on PostgreSQL.
+   */
+  checkpoint(): Promise<CheckpointResult | undefined>;
 }
 
 /** The demo's example queries. */

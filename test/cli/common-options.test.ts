@@ -95,6 +95,7 @@ describe('the common options', () => {
       'reconcile-timezone': 'Europe/Berlin',
       'history-retention-days': '30',
       'token-refused-minutes': '10',
+      'checkpoint-blocked-minutes': '10',
       'item-retry-window-ms': '1000',
       'deadline-ms': '60000',
       'on-conflict': 'hold',

@@ -13,6 +13,7 @@ import { StoreError, UsageError } from '../../src/domain/index.js';
 import {
   APPLICATION_ID,
   MIRROR_PAGE_SIZE,
+  WAL_SIZE_LIMIT_BYTES,
   openDatabase,
   readSchema,
 } from '../../src/store/database.js';
@@ -40,6 +41,8 @@ describe('openDatabase', () => {
     const { db } = tempDatabase();
     expect(MIRROR_PAGE_SIZE).toBe(4_096);
     expect(db.pragma('page_size', { simple: true })).toBe(MIRROR_PAGE_SIZE);
+    // The write-ahead log is cut back to its bound whenever SQLite starts it over.
+    expect(db.pragma('journal_size_limit', { simple: true })).toBe(WAL_SIZE_LIMIT_BYTES);
     const older = join(tempDir(), 'older.sqlite');
     const before = new Database(older);
     before.pragma('page_size = 16384');

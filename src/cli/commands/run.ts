@@ -39,6 +39,7 @@ export const body: CommandBody = {
       'reconcile-timezone',
       'history-retention-days',
       'token-refused-minutes',
+      'checkpoint-blocked-minutes',
       'on-conflict',
     ]),
   handler: async (args) => {
@@ -61,6 +62,7 @@ export const body: CommandBody = {
       reconcileCron: checked.reconcileCron,
       reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
+      checkpointBlockedMs: checked.checkpointBlockedMs,
       onConflict: onConflictOf(args),
     });
     const stopped = waitForStop(args, logger);
@@ -143,6 +145,8 @@ async function serveMetrics(
     { host: checked.metricsHost, port: checked.metricsPort },
     () => {
       const store = daemon.storeHealth();
+      // A reader blocking checkpoints degrades health but keeps it 200: the mirror is current.
+      const wal = daemon.walBlocked();
       return {
         // Unhealthy at once when every token is refused, while configured realtime is down, and
         // while the database has completed no unit of work for longer than its bound.
@@ -151,6 +155,7 @@ async function serveMetrics(
         detail: {
           realtime: daemon.connected,
           database: store.ok ? 'ok' : store.reason,
+          wal: wal ?? 'ok',
           tokenRefused: refusal.refused,
           tokensRefused: refusal.refusedTokens(),
         },
@@ -188,7 +193,14 @@ function checkRunOptions(args: Record<string, unknown>) {
       `--token-refused-minutes ${String(args['tokenRefusedMinutes'])} is not a number of minutes, 0 or more`,
     );
   }
+  const blocked = Number(args['checkpointBlockedMinutes']);
+  if (!Number.isFinite(blocked) || blocked <= 0) {
+    throw new UsageError(
+      `--checkpoint-blocked-minutes ${String(args['checkpointBlockedMinutes'])} is not a positive number of minutes`,
+    );
+  }
   return {
+    checkpointBlockedMs: blocked * 60_000,
     reconcileCron,
     reconcileTimezone,
     retentionDays,
