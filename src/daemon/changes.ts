@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import {
   errorLine,
+  isDiskFull,
   type CallOptions,
   type RealtimeEvent,
   type RecordChange,
@@ -54,7 +55,10 @@ export class ChangeApplier {
         this.options.onUnknownProject?.(event.projectId);
       }
     } catch (error) {
-      logger.warn({ projectId: event.projectId, err: errorLine(error) }, 'event not applicable');
+      // A full disk is told by the daemon's `DiskWatch`, not once per event.
+      if (!isDiskFull(error)) {
+        logger.warn({ projectId: event.projectId, err: errorLine(error) }, 'event not applicable');
+      }
       throw error;
     }
   }

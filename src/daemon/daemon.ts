@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
 import {
   errorLine,
+  DISK_FULL,
+  isDiskFull,
   isTransientStoreError,
   MalformedResponseError,
   StoreError,
@@ -34,6 +36,7 @@ import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
 import { DEFAULT_STORE_STALL_MS, StoreWatch, type StoreHealth } from './store-watch.js';
 import { WalWatch } from './wal-watch.js';
+import { DISK_FULL_RETRY_MS, DiskWatch } from './disk-watch.js';
 import { planForTokens } from './token-plan.js';
 
 /**
@@ -80,6 +83,8 @@ export interface DaemonOptions {
   checkpointIntervalMs?: number;
   /** Complete checkpoints blocked this long by a reader warn, and degrade /healthz (`DEFAULT_CHECKPOINT_BLOCKED_MS`). */
   checkpointBlockedMs?: number;
+  /** While the disk is full, a project whose write it refused is passed again after this long (`DISK_FULL_RETRY_MS`). */
+  diskFullRetryMs?: number;
 }
 
 /** What `status` shows of the start-up reconcile: when it began and ended. */
@@ -102,6 +107,7 @@ export class Daemon {
   private readonly awaitingStore = new Set<string>();
   private readonly storeWatch: StoreWatch;
   private readonly walWatch: WalWatch;
+  private readonly disk: DiskWatch;
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
@@ -138,6 +144,11 @@ export class Daemon {
       ...optional('probeMs', options.storeProbeMs),
       onBack: () => this.storeBack(),
     });
+    this.disk = new DiskWatch(
+      this.clock,
+      this.logger,
+      options.diskFullRetryMs ?? DISK_FULL_RETRY_MS,
+    );
     this.walWatch = new WalWatch({
       store: this.store,
       logger: this.logger,
@@ -231,6 +242,7 @@ export class Daemon {
         return;
       }
       await this.applier.applyEvent(event);
+      this.disk.wrote();
     } catch (error) {
       if (error instanceof MalformedResponseError) {
         this.freshness.stale(event.projectId);
@@ -249,6 +261,13 @@ export class Daemon {
   private missed(projectIds: readonly string[], error: unknown): void {
     if (this.controller.signal.aborted) return;
     for (const projectId of projectIds) this.freshness.stale(projectId);
+    if (isDiskFull(error)) {
+      // The write probe writes nothing and answers on a full disk: retried once a minute.
+      this.disk.refused(error);
+      const at = this.clock.now() + (this.options.diskFullRetryMs ?? DISK_FULL_RETRY_MS);
+      for (const projectId of projectIds) this.scheduler.dueAt(projectId, at);
+      return;
+    }
     if (isTransientStoreError(error) || error instanceof StoreError) {
       for (const projectId of projectIds) this.awaitingStore.add(projectId);
       this.storeWatch.troubleSeen();
@@ -268,6 +287,11 @@ export class Daemon {
   /** `checkpoint blocked for 14 min` while a reader has blocked the log's checkpoints too long. */
   walBlocked(): string | undefined {
     return this.walWatch.blocked();
+  }
+
+  /** True while the database's disk is full (see `DiskWatch`). */
+  get diskFull(): boolean {
+    return this.disk.full;
   }
 
   /** Whether the store makes progress (see `StoreWatch`). */
@@ -363,6 +387,7 @@ export class Daemon {
       this.options.engine,
       () => this.realtimeConnected,
       () => this.walWatch.state(),
+      () => ({ full: this.disk.full, refusedTotal: this.disk.refusedTotal }),
     );
   }
 
@@ -552,6 +577,8 @@ export class Daemon {
     if (result.ok && result.startedAt !== undefined) {
       this.freshness.passed(result.projectId, result.startedAt);
     }
+    if (result.ok) this.disk.wrote();
+    else if (result.errorCode === DISK_FULL) this.disk.refused(result.error);
   }
 
   private setRealtime(connected: boolean): void {

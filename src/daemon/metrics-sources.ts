@@ -1,6 +1,6 @@
 /** Where the daemon's metrics read the governors, the mirror and the outbox when scraped. */
 import type { Store } from '../store/port.js';
-import type { MetricsSources, ProjectTimes } from './metrics.js';
+import type { DiskState, MetricsSources, ProjectTimes } from './metrics.js';
 import type { WalState } from './wal-watch.js';
 import type { Engine } from './wiring.js';
 
@@ -12,6 +12,7 @@ export function engineMetricsSources(
   engine: Engine,
   realtimeConnected: () => boolean,
   wal: () => WalState | undefined = () => undefined,
+  disk: () => DiskState = () => ({ full: false, refusedTotal: 0 }),
 ): MetricsSources {
   const { store } = engine;
   const ms = (at: string | null) => (at === null ? undefined : Date.parse(at));
@@ -38,6 +39,7 @@ export function engineMetricsSources(
     realtimeConnected,
     storeQueue: () => storeQueue(store),
     wal,
+    disk,
   };
 }
 

@@ -43,6 +43,14 @@ export interface MetricsSources {
   storeQueue(): { depth: number; oldestAgeMs: number };
   /** SQLite's write-ahead log as last checkpointed; undefined before, and on PostgreSQL. */
   wal?(): WalState | undefined;
+  /** Whether the database's disk is full, and the writes it refused since the start. */
+  disk?(): DiskState;
+}
+
+/** The database's disk as the metrics show it. */
+export interface DiskState {
+  full: boolean;
+  refusedTotal: number;
 }
 
 /** What the metrics say about the build. */
@@ -115,6 +123,7 @@ export class DaemonMetrics {
       },
     });
     walGauges(sources, registers);
+    diskMetrics(sources, registers);
     new Gauge({
       name: 'projmirror_realtime_connected',
       help: '1 while the realtime channel is connected',
@@ -216,6 +225,27 @@ function walGauges(sources: MetricsSources, registers: Registry[]): void {
     collect() {
       const wal = sources.wal?.();
       if (wal !== undefined) this.set(wal.lastCompleteAgeMs / 1000);
+    },
+  });
+}
+
+/** A full disk: whether it is full now, and the writes it refused. */
+function diskMetrics(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'projmirror_disk_full',
+    help: "1 while the database's disk is full (its last write was refused for it)",
+    registers,
+    collect() {
+      this.set(sources.disk?.().full === true ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'projmirror_disk_full_writes_total',
+    help: 'Writes (units of work) the database refused for a full disk',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(sources.disk?.().refusedTotal ?? 0);
     },
   });
 }

@@ -151,11 +151,15 @@ async function serveMetrics(
         // Unhealthy at once when every token is refused, while configured realtime is down, and
         // while the database has completed no unit of work for longer than its bound.
         ok:
-          !refusal.refused && store.ok && (settings.realtimeUrl === undefined || daemon.connected),
+          !refusal.refused &&
+          store.ok &&
+          !daemon.diskFull &&
+          (settings.realtimeUrl === undefined || daemon.connected),
         detail: {
           realtime: daemon.connected,
           database: store.ok ? 'ok' : store.reason,
           wal: wal ?? 'ok',
+          disk: daemon.diskFull ? 'full' : 'ok',
           tokenRefused: refusal.refused,
           tokensRefused: refusal.refusedTokens(),
         },
