@@ -14,6 +14,7 @@ import { memoryBenchmark } from './memory.js';
 import { postgresBenchmarks } from './postgres.js';
 import { rateLimitedBenchmarks } from './rate-limited.js';
 import { severalTokensBenchmark } from './several-tokens.js';
+import { walPerEventBenchmarks } from './wal-per-event.js';
 
 /** The benchmarks by number, in the order they run (the long rate-limited one last). */
 const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
@@ -25,6 +26,7 @@ const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
   { ids: ['7'], run: () => severalTokensBenchmark() },
   { ids: ['8'], run: () => postgresBenchmarks() },
   { ids: ['9'], run: () => loopDelayBenchmarks() },
+  { ids: ['11'], run: () => walPerEventBenchmarks() },
 ];
 
 /** The machine, as the README states it beside the figures. */

@@ -11,6 +11,7 @@ import { DEFAULT_ITEM_RETRY_WINDOW_MS } from '../outbox/retries.js';
 import { ON_CONFLICT_CHOICES } from '../outbox/send.js';
 import {
   DEFAULT_CHANGES_RETENTION_DAYS,
+  DEFAULT_CHECKPOINT_BLOCKED_MINUTES,
   DEFAULT_HISTORY_RETENTION_DAYS,
   DEFAULT_METRICS_HOST,
   DEFAULT_RECONCILE_CRON,
@@ -205,6 +206,15 @@ export const COMMON_OPTIONS = {
       default: DEFAULT_STALL_MS,
       describe:
         "sync and push: stop once nothing has advanced for this long (no whole answer, page or item; the budget's own waits do not count), exit 1 with one line, the mirror as last committed, in ms; 0: never",
+    },
+  },
+  'checkpoint-blocked-minutes': {
+    json: 'number',
+    yargs: {
+      type: 'number',
+      default: DEFAULT_CHECKPOINT_BLOCKED_MINUTES,
+      describe:
+        "warn, and say so in /healthz, once a reader has kept the database's write-ahead log from being checkpointed this long",
     },
   },
   'deadline-ms': {

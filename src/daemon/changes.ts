@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import {
   errorLine,
+  isDiskFull,
   type CallOptions,
   type RealtimeEvent,
   type RecordChange,
@@ -14,6 +15,7 @@ import {
 } from '../domain/index.js';
 import type { ApplyOutcome, Mirror } from '../mirror/index.js';
 import type { RefreshPart, RefreshRequest } from '../realtime/index.js';
+import { EventBatch } from './event-batch.js';
 
 /** The mirror and remote the applier writes through, and the daemon's passes it may ask for. */
 export interface ChangeApplierOptions {
@@ -32,23 +34,31 @@ export interface ChangeApplierOptions {
 
 /** Turns realtime events and refresh requests into mirror writes. */
 export class ChangeApplier {
-  constructor(private readonly options: ChangeApplierOptions) {}
+  /** Events that arrive while others are written go together in one transaction. */
+  private readonly batch: EventBatch;
+
+  constructor(private readonly options: ChangeApplierOptions) {
+    this.batch = new EventBatch((events) => options.mirror.writer.applyEvents(events));
+  }
 
   /**
    * Applies an event that carries its record (or an authoritative delete); no request. Rejects
    * when the event does not check (the caller turns it into a hint) or the store cannot take it.
    */
   async applyEvent(event: RealtimeEvent): Promise<void> {
-    const { mirror, logger } = this.options;
+    const { logger } = this.options;
     try {
-      const outcome = await mirror.writer.applyEvent(event);
+      const outcome = await this.batch.apply(event);
       this.options.onApplied?.(event, outcome);
       if (outcome === 'unknown_project') {
         logger.info({ projectId: event.projectId }, 'event for a project not mirrored yet');
         this.options.onUnknownProject?.(event.projectId);
       }
     } catch (error) {
-      logger.warn({ projectId: event.projectId, err: errorLine(error) }, 'event not applicable');
+      // A full disk is told by the daemon's `DiskWatch`, not once per event.
+      if (!isDiskFull(error)) {
+        logger.warn({ projectId: event.projectId, err: errorLine(error) }, 'event not applicable');
+      }
       throw error;
     }
   }

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan } from '../budget/index.js';
 import {
   errorLine,
+  DISK_FULL,
+  isDiskFull,
   isTransientStoreError,
   MalformedResponseError,
   StoreError,
@@ -37,6 +39,8 @@ import type { Engine } from './wiring.js';
 import type { TokenCredential } from '../tokens/index.js';
 import { RealtimeLinks } from './realtime-links.js';
 import { DEFAULT_STORE_STALL_MS, StoreWatch, type StoreHealth } from './store-watch.js';
+import { WalWatch } from './wal-watch.js';
+import { DISK_FULL_RETRY_MS, DiskWatch } from './disk-watch.js';
 import { planForTokens } from './token-plan.js';
 
 /**
@@ -81,6 +85,12 @@ export interface DaemonOptions {
   storeStallMs?: number;
   /** How often the store's write probe is asked, in ms of real time (`DEFAULT_STORE_PROBE_MS`). */
   storeProbeMs?: number;
+  /** How often the write-ahead log is checkpointed, in ms of real time (`DEFAULT_CHECKPOINT_INTERVAL_MS`). */
+  checkpointIntervalMs?: number;
+  /** Complete checkpoints blocked this long by a reader warn, and degrade /healthz (`DEFAULT_CHECKPOINT_BLOCKED_MS`). */
+  checkpointBlockedMs?: number;
+  /** While the disk is full, a project whose write it refused is passed again after this long (`DISK_FULL_RETRY_MS`). */
+  diskFullRetryMs?: number;
 }
 
 /** What `status` shows of the start-up reconcile: when it began and ended. */
@@ -102,6 +112,8 @@ export class Daemon {
   /** Projects whose event the store could not take: passed once it answers again. */
   private readonly awaitingStore = new Set<string>();
   private readonly storeWatch: StoreWatch;
+  private readonly walWatch: WalWatch;
+  private readonly disk: DiskWatch;
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
@@ -137,6 +149,17 @@ export class Daemon {
       ),
       ...optional('probeMs', options.storeProbeMs),
       onBack: () => this.storeBack(),
+    });
+    this.disk = new DiskWatch(
+      this.clock,
+      this.logger,
+      options.diskFullRetryMs ?? DISK_FULL_RETRY_MS,
+    );
+    this.walWatch = new WalWatch({
+      store: this.store,
+      logger: this.logger,
+      ...optional('intervalMs', options.checkpointIntervalMs),
+      ...optional('blockedMs', options.checkpointBlockedMs),
     });
     this.scheduler = new PollScheduler({
       clock: this.clock,
@@ -228,6 +251,7 @@ export class Daemon {
         return;
       }
       await this.applier.applyEvent(event);
+      this.disk.wrote();
     } catch (error) {
       if (error instanceof MalformedResponseError) {
         this.freshness.stale(event.projectId);
@@ -246,6 +270,13 @@ export class Daemon {
   private missed(projectIds: readonly string[], error: unknown): void {
     if (this.controller.signal.aborted) return;
     for (const projectId of projectIds) this.freshness.stale(projectId);
+    if (isDiskFull(error)) {
+      // The write probe writes nothing and answers on a full disk: retried once a minute.
+      this.disk.refused(error);
+      const at = this.clock.now() + (this.options.diskFullRetryMs ?? DISK_FULL_RETRY_MS);
+      for (const projectId of projectIds) this.scheduler.dueAt(projectId, at);
+      return;
+    }
     if (isTransientStoreError(error) || error instanceof StoreError) {
       for (const projectId of projectIds) this.awaitingStore.add(projectId);
       this.storeWatch.troubleSeen();
@@ -260,6 +291,16 @@ export class Daemon {
     this.awaitingStore.clear();
     for (const projectId of due) this.scheduler.dueAt(projectId, this.clock.now());
     if (due.length > 0) this.logger.info({ projects: due }, 'passing what the store missed');
+  }
+
+  /** `checkpoint blocked for 14 min` while a reader has blocked the log's checkpoints too long. */
+  walBlocked(): string | undefined {
+    return this.walWatch.blocked();
+  }
+
+  /** True while the database's disk is full (see `DiskWatch`). */
+  get diskFull(): boolean {
+    return this.disk.full;
   }
 
   /** Whether the store makes progress (see `StoreWatch`). */
@@ -305,6 +346,7 @@ export class Daemon {
     // PostgreSQL mirror, leases keep them apart instead).
     const { leases } = this.options.engine;
     this.storeWatch.start();
+    this.walWatch.start();
     await this.refreshFacts();
     if (leases === undefined) {
       await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
@@ -331,6 +373,7 @@ export class Daemon {
   async stop(): Promise<void> {
     this.controller.abort(new Error('stopping'));
     this.storeWatch.stop();
+    this.walWatch.stop();
     this.coalescer.close();
     await this.schedules.stop();
     await Promise.allSettled([
@@ -349,7 +392,12 @@ export class Daemon {
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
   metricsSources(): MetricsSources {
-    return engineMetricsSources(this.options.engine, () => this.realtimeConnected);
+    return engineMetricsSources(
+      this.options.engine,
+      () => this.realtimeConnected,
+      () => this.walWatch.state(),
+      () => ({ full: this.disk.full, refusedTotal: this.disk.refusedTotal }),
+    );
   }
 
   /** True while the realtime channel is connected. */
@@ -541,6 +589,8 @@ export class Daemon {
     if (result.ok && result.startedAt !== undefined) {
       this.freshness.passed(result.projectId, result.startedAt);
     }
+    if (result.ok) this.disk.wrote();
+    else if (result.errorCode === DISK_FULL) this.disk.refused(result.error);
   }
 
   private setRealtime(connected: boolean): void {

@@ -11,5 +11,7 @@ export const DEFAULT_HISTORY_RETENTION_DAYS = 365;
 export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
 /** The zone the expression is read in when none is given. */
 export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
+/** A reader blocking the write-ahead log's checkpoints this long is warned of, in minutes. */
+export const DEFAULT_CHECKPOINT_BLOCKED_MINUTES = 10;
 /** The address the metrics endpoint listens on unless told otherwise: this machine only. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';

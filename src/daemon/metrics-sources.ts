@@ -1,6 +1,7 @@
 /** Where the daemon's metrics read the governors, the mirror and the outbox when scraped. */
 import type { Store } from '../store/port.js';
-import type { MetricsSources, ProjectTimes } from './metrics.js';
+import type { DiskState, MetricsSources, ProjectTimes } from './metrics.js';
+import type { WalState } from './wal-watch.js';
 import type { Engine } from './wiring.js';
 
 /** How long a scrape waits for the store before it answers with the last values read. */
@@ -10,6 +11,8 @@ export const METRICS_STORE_WAIT_MS = 500;
 export function engineMetricsSources(
   engine: Engine,
   realtimeConnected: () => boolean,
+  wal: () => WalState | undefined = () => undefined,
+  disk: () => DiskState = () => ({ full: false, refusedTotal: 0 }),
 ): MetricsSources {
   const { store } = engine;
   const ms = (at: string | null) => (at === null ? undefined : Date.parse(at));
@@ -35,6 +38,8 @@ export function engineMetricsSources(
     outboxDepth,
     realtimeConnected,
     storeQueue: () => storeQueue(store),
+    wal,
+    disk,
   };
 }
 

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { WalState } from './wal-watch.js';
 
 /** Buckets of `projmirror_request_duration_seconds`, in seconds (a page of 500 tasks takes ~0.05). */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -40,6 +41,16 @@ export interface MetricsSources {
   realtimeConnected(): boolean;
   /** Units of work waiting for the store, and the age of the oldest, in ms. */
   storeQueue(): { depth: number; oldestAgeMs: number };
+  /** SQLite's write-ahead log as last checkpointed; undefined before, and on PostgreSQL. */
+  wal?(): WalState | undefined;
+  /** Whether the database's disk is full, and the writes it refused since the start. */
+  disk?(): DiskState;
+}
+
+/** The database's disk as the metrics show it. */
+export interface DiskState {
+  full: boolean;
+  refusedTotal: number;
 }
 
 /** What the metrics say about the build. */
@@ -111,6 +122,8 @@ export class DaemonMetrics {
         this.set(sources.storeQueue().oldestAgeMs / 1000);
       },
     });
+    walGauges(sources, registers);
+    diskMetrics(sources, registers);
     new Gauge({
       name: 'projmirror_realtime_connected',
       help: '1 while the realtime channel is connected',
@@ -191,6 +204,49 @@ function projectGauges(sources: MetricsSources, registers: Registry[]): void {
     labelNames: ['project'],
     registers,
     collect: times('lastChangeAt'),
+  });
+}
+
+/** SQLite's write-ahead log: its size, and how long since a checkpoint copied all of it. */
+function walGauges(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'projmirror_wal_bytes',
+    help: "Size of SQLite's write-ahead log file after the daemon's last checkpoint, in bytes",
+    registers,
+    collect() {
+      const wal = sources.wal?.();
+      if (wal !== undefined) this.set(wal.walBytes);
+    },
+  });
+  new Gauge({
+    name: 'projmirror_wal_last_complete_checkpoint_age_seconds',
+    help: 'Seconds since a checkpoint last copied the whole write-ahead log (a reader holding a snapshot blocks it)',
+    registers,
+    collect() {
+      const wal = sources.wal?.();
+      if (wal !== undefined) this.set(wal.lastCompleteAgeMs / 1000);
+    },
+  });
+}
+
+/** A full disk: whether it is full now, and the writes it refused. */
+function diskMetrics(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'projmirror_disk_full',
+    help: "1 while the database's disk is full (its last write was refused for it)",
+    registers,
+    collect() {
+      this.set(sources.disk?.().full === true ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'projmirror_disk_full_writes_total',
+    help: 'Writes (units of work) the database refused for a full disk',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(sources.disk?.().refusedTotal ?? 0);
+    },
   });
 }
 

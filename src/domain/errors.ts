@@ -121,10 +121,13 @@ export class RateLimitedError extends RemoteStatusError {
 /** The body was not JSON, or not of the expected shape. Never written to the mirror. */
 export class MalformedResponseError extends ProjmirrorError {
   readonly context: RemoteContext;
+  /** What is wrong with the response, without the request it answered. */
+  readonly problem: string;
 
   constructor(context: RemoteContext, problem: string) {
     super('remote_malformed', `${describeContext(context)}: malformed response: ${problem}`);
     this.context = context;
+    this.problem = problem;
   }
 }
 
@@ -212,6 +215,20 @@ export class InconsistentReadError extends ProjmirrorError {
 /** PostgreSQL SQLSTATEs (or their classes) of a database that is away or busy, not of a bad statement. */
 const TRANSIENT_SQLSTATES = /^(08|53|57P0[123]$|57014$|40001$|40P01$|55P03$)/;
 
+/** The `errorCode` of a pass whose write the database refused for a full disk. */
+export const DISK_FULL = 'disk_full';
+
+/**
+ * True when `error` says the database's disk is full: SQLite's `SQLITE_FULL` (a full disk, or
+ * the file at its `max_page_count`), `ENOSPC` from the file system, PostgreSQL's `disk_full`
+ * (SQLSTATE 53100). A write refused for it may succeed once space is freed.
+ */
+export function isDiskFull(error: unknown): boolean {
+  const { code, sqlState, message } = (error ?? {}) as Record<string, unknown>;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || sqlState === '53100') return true;
+  return typeof message === 'string' && /database or disk is full|\bENOSPC\b/.test(message);
+}
+
 /**
  * True when `error` says the database cannot answer now (a lock held elsewhere, a lost or
  * stalled connection, a server shutting down), so the same unit may succeed later; false for
@@ -220,6 +237,7 @@ const TRANSIENT_SQLSTATES = /^(08|53|57P0[123]$|57014$|40001$|40P01$|55P03$)/;
 export function isTransientStoreError(error: unknown): boolean {
   const { code, sqlState, name, message } = (error ?? {}) as Record<string, unknown>;
   if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+  if (isDiskFull(error)) return true;
   if (typeof sqlState === 'string') return TRANSIENT_SQLSTATES.test(sqlState);
   if (name === 'PgError') return true; // no SQLSTATE: the connection failed, not the statement
   return (

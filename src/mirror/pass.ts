@@ -12,6 +12,8 @@ import {
   errorLine,
   InconsistentReadError,
   MalformedResponseError,
+  DISK_FULL,
+  isDiskFull,
   ProjmirrorError,
   type Clock,
   type Project,
@@ -220,6 +222,7 @@ export class ProjectPass {
 }
 
 function codeOf(error: unknown): string {
+  if (isDiskFull(error)) return DISK_FULL;
   if (error instanceof ProjmirrorError) return error.code;
   if (error instanceof Error && error.name === 'AbortError') return 'aborted';
   return 'internal';

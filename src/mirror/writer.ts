@@ -33,7 +33,7 @@ import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
 import { keptRows } from './page-writer.js';
-import type { PageProblem } from '../store/port.js';
+import type { EventOutcome, PageProblem } from '../store/port.js';
 import type { ApplyOutcome } from './types.js';
 
 /** Where a backfill page sits in the read, and whether its rows were just received. */
@@ -90,6 +90,27 @@ export class MirrorWriter {
   async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
     const context = { route: `event ${event.type}`, projectId: event.projectId };
     return await this.applyChanges(event.projectId, eventChanges(event), context);
+  }
+
+  /**
+   * Writes events that arrived together in one transaction, so that the pages they share (the
+   * sync state, the ends of the indexes they append to, the full-text index's new segment) are
+   * written once for all. Each event is a savepoint of its own: one whose record does not check
+   * is `malformed` and leaves the others written. A store error rolls back all of them.
+   */
+  async applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]> {
+    return await this.store.transaction(async () => {
+      const outcomes: EventOutcome[] = [];
+      for (const event of events) {
+        try {
+          outcomes.push(await this.applyEvent(event));
+        } catch (error) {
+          if (!(error instanceof MalformedResponseError)) throw error;
+          outcomes.push({ malformed: error.problem });
+        }
+      }
+      return outcomes;
+    });
   }
 
   /** Writes records fetched from the service on a hint (get task, one list). */

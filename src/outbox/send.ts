@@ -259,6 +259,9 @@ async function completeLostDelete(
   return { kind: 'done', sent: true };
 }
 
+/** While an answer cannot be recorded, at most one warning this often. */
+export const RECORD_WARN_EVERY_MS = 60_000;
+
 /** How long an answer the service gave waits, at most, between tries to record it. */
 export const RECORD_RETRY_MAX_MS = 5_000;
 
@@ -269,12 +272,21 @@ export const RECORD_RETRY_MAX_MS = 5_000;
  * the same write would meet again (not a database that is away) is not retried.
  */
 async function recorded<T>(ctx: SendContext, record: () => Promise<T>): Promise<T> {
+  let warnedAt: number | undefined;
   for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
     try {
       return await record();
     } catch (error) {
       if (ctx.signal?.aborted || !isTransientStoreError(error)) throw error;
-      ctx.logger.warn({ err: errorLine(error), retryInMs: waitMs }, 'cannot record an answer yet');
+      // One line when it begins, then at most one a minute (a full disk may last hours).
+      const now = ctx.clock.now();
+      if (warnedAt === undefined || now - warnedAt >= RECORD_WARN_EVERY_MS) {
+        warnedAt = now;
+        ctx.logger.warn(
+          { err: errorLine(error), retryInMs: waitMs },
+          'cannot record an answer yet',
+        );
+      }
       await ctx.clock.sleep(waitMs, ctx.signal);
     }
   }

@@ -16,9 +16,18 @@ import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
 import type { TaskRows } from './task-rows.js';
+import type { CheckpointResult } from './wal.js';
+
+export type { CheckpointResult } from './wal.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
+
+/**
+ * What one event of a batch came to (`applyEvents`): its outcome, or `malformed` with the
+ * problem when its record did not check (nothing of it written; the others are).
+ */
+export type EventOutcome = ApplyOutcome | { malformed: string };
 
 /** What a pass needs to know of the mirror when it begins. */
 export interface PassStart {
@@ -102,6 +111,8 @@ export interface MirrorPort {
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
   commit(request: CommitRequest): Promise<string | undefined>;
   applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;
+  /** Events that arrived together, in one transaction: each one's outcome, in their order. */
+  applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]>;
   applyFetched(
     projectId: string,
     changes: readonly RecordChange[],
@@ -206,6 +217,11 @@ export interface FactsPort {
 export interface HealthPort {
   /** Takes and gives back the write lock; waits, as writes do, while another writer holds it. */
   probeWrite(): Promise<void>;
+  /**
+   * A checkpoint of SQLite's write-ahead log (`src/store/wal.ts`): copies what it can and starts
+   * the log over when no reader is in it. Undefined on PostgreSQL.
+   */
+  checkpoint(): Promise<CheckpointResult | undefined>;
 }
 
 /** The demo's example queries. */

@@ -23,6 +23,7 @@ export class TasksRepository {
   private readonly history: TaskHistoryRepository;
   private readonly findStmt;
   private readonly updateStmt;
+  private readonly updateUnindexedStmt;
   private readonly deleteStmt;
   private readonly clearAssigneesStmt;
   private readonly addAssigneeStmt;
@@ -42,6 +43,13 @@ export class TasksRepository {
     this.updateStmt = db.prepare(
       `UPDATE tasks SET project_id = ?, name = ?, start_date = ?, end_date = ?, status = ?,
          progress = ?, updated_at = ?, data = ?, synced_at = ?
+       WHERE id = ?`,
+    );
+    // The columns no index holds: an update that leaves project_id, end_date and status as they
+    // were rewrites the row's page alone, not a page of each index on the table.
+    this.updateUnindexedStmt = db.prepare(
+      `UPDATE tasks SET name = ?, start_date = ?, progress = ?, updated_at = ?, data = ?,
+         synced_at = ?
        WHERE id = ?`,
     );
     this.deleteStmt = db.prepare('DELETE FROM tasks WHERE id = ?');
@@ -210,8 +218,16 @@ export class TasksRepository {
   ): Promise<boolean> {
     if (old === undefined) return this.insert(projectId, task, data, context);
     if (old.projectId === projectId && sameJson(old.data, data)) return false;
-    await this.updateStmt.run(projectId, ...taskColumns(task), data, context.at, task.id);
-    for (const change of trackedChanges(JSON.parse(old.data) as JsonObject, task)) {
+    const before = JSON.parse(old.data) as JsonObject;
+    const columns = taskColumns(task);
+    const [name, start, end, status, progress, updated] = columns;
+    const [, , oldEnd, oldStatus] = taskColumns(before as Task);
+    if (old.projectId === projectId && end === oldEnd && status === oldStatus) {
+      await this.updateUnindexedStmt.run(name, start, progress, updated, data, context.at, task.id);
+    } else {
+      await this.updateStmt.run(projectId, ...columns, data, context.at, task.id);
+    }
+    for (const change of trackedChanges(before, task)) {
       if (change.field === 'assignees') await this.setAssignees(task.id, assigneesOf(task));
       await this.history.append(task.id, projectId, change, context);
     }

@@ -18,6 +18,7 @@ import { PAGES_PER_STATEMENT } from '../store/backfill-pages.js';
 import type {
   BackfillPageInput,
   CommitRequest,
+  EventOutcome,
   KeptHead,
   PageProblem,
   PassStart,
@@ -158,6 +159,11 @@ export class MirrorUnits {
   /** Writes what a realtime event says. */
   async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
     return await this.writer.applyEvent(event);
+  }
+
+  /** Writes events that arrived together, in one transaction. */
+  async applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]> {
+    return await this.writer.applyEvents(events);
   }
 
   /** Writes records fetched from the service on a hint. */

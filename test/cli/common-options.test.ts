@@ -98,6 +98,7 @@ describe('the common options', () => {
       'history-retention-days': '30',
       'changes-retention-days': '7',
       'token-refused-minutes': '10',
+      'checkpoint-blocked-minutes': '10',
       'item-retry-window-ms': '1000',
       'stall-ms': '60000',
       'deadline-ms': '60000',

@@ -1,6 +1,6 @@
 /** Which store errors are worth trying again: a database away or busy, not a bad statement. */
 import { describe, expect, it } from 'vitest';
-import { isTransientStoreError } from '../../src/domain/index.js';
+import { isDiskFull, isTransientStoreError } from '../../src/domain/index.js';
 
 const pg = (sqlState: string | undefined) => ({ name: 'PgError', message: 'x', sqlState });
 
@@ -29,6 +29,33 @@ describe('isTransientStoreError', () => {
       undefined,
     ]) {
       expect(isTransientStoreError(error), JSON.stringify(error)).toBe(false);
+    }
+  });
+});
+
+describe('isDiskFull', () => {
+  const full = [
+    { name: 'SqliteError', code: 'SQLITE_FULL', message: 'database or disk is full' },
+    { name: 'Error', code: 'ENOSPC', message: 'no space left on device' },
+    pg('53100'),
+    new Error('database or disk is full'),
+  ];
+
+  it('is true for a full disk on either engine, which is worth trying again', () => {
+    for (const error of full) {
+      expect(isDiskFull(error), JSON.stringify(error)).toBe(true);
+      expect(isTransientStoreError(error), JSON.stringify(error)).toBe(true);
+    }
+  });
+
+  it('is false for a lock or another failure', () => {
+    for (const error of [
+      { name: 'SqliteError', code: 'SQLITE_BUSY', message: 'database is locked' },
+      { name: 'SqliteError', code: 'SQLITE_IOERR', message: 'disk I/O error' },
+      pg('53200'), // out of memory
+      undefined,
+    ]) {
+      expect(isDiskFull(error), JSON.stringify(error)).toBe(false);
     }
   });
 });

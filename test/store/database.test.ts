@@ -13,6 +13,7 @@ import { StoreError, UsageError } from '../../src/domain/index.js';
 import {
   APPLICATION_ID,
   MIRROR_PAGE_SIZE,
+  WAL_SIZE_LIMIT_BYTES,
   openDatabase,
   readSchema,
 } from '../../src/store/database.js';
@@ -36,19 +37,22 @@ describe('openDatabase', () => {
     expect(tables).toEqual(expect.arrayContaining(['dependencies', 'task_history', 'outbox']));
   });
 
-  it('makes a new mirror with 16 KiB pages, and keeps the pages of one made before', () => {
+  it('makes a new mirror with 4 KiB pages, and keeps the pages of one made before', () => {
     const { db } = tempDatabase();
-    expect(MIRROR_PAGE_SIZE).toBe(16_384);
+    expect(MIRROR_PAGE_SIZE).toBe(4_096);
     expect(db.pragma('page_size', { simple: true })).toBe(MIRROR_PAGE_SIZE);
+    // The write-ahead log is cut back to its bound whenever SQLite starts it over.
+    expect(db.pragma('journal_size_limit', { simple: true })).toBe(WAL_SIZE_LIMIT_BYTES);
     const older = join(tempDir(), 'older.sqlite');
     const before = new Database(older);
+    before.pragma('page_size = 16384');
     before.pragma('journal_mode = WAL');
     before.exec(readSchema());
     before.pragma(`user_version = ${SCHEMA_VERSION}`);
     before.prepare(`INSERT INTO outbox (op, project_id) VALUES ('task.delete', 'p1')`).run();
     before.close();
     const reopened = openDatabase(older);
-    expect(reopened.pragma('page_size', { simple: true })).toBe(4_096);
+    expect(reopened.pragma('page_size', { simple: true })).toBe(16_384);
     expect(reopened.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(1);
     reopened.close();
   });

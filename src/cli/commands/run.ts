@@ -41,6 +41,7 @@ export const body: CommandBody = {
       'history-retention-days',
       'changes-retention-days',
       'token-refused-minutes',
+      'checkpoint-blocked-minutes',
       'on-conflict',
     ]),
   handler: async (args) => {
@@ -64,6 +65,7 @@ export const body: CommandBody = {
       reconcileTimezone: checked.reconcileTimezone,
       historyRetentionDays: checked.retentionDays,
       changesRetentionDays: checked.changesRetentionDays,
+      checkpointBlockedMs: checked.checkpointBlockedMs,
       onConflict: onConflictOf(args),
     });
     const stopped = waitForStop(args, logger);
@@ -146,14 +148,21 @@ async function serveMetrics(
     { host: checked.metricsHost, port: checked.metricsPort },
     () => {
       const store = daemon.storeHealth();
+      // A reader blocking checkpoints degrades health but keeps it 200: the mirror is current.
+      const wal = daemon.walBlocked();
       return {
         // Unhealthy at once when every token is refused, while configured realtime is down, and
         // while the database has completed no unit of work for longer than its bound.
         ok:
-          !refusal.refused && store.ok && (settings.realtimeUrl === undefined || daemon.connected),
+          !refusal.refused &&
+          store.ok &&
+          !daemon.diskFull &&
+          (settings.realtimeUrl === undefined || daemon.connected),
         detail: {
           realtime: daemon.connected,
           database: store.ok ? 'ok' : store.reason,
+          wal: wal ?? 'ok',
+          disk: daemon.diskFull ? 'full' : 'ok',
           tokenRefused: refusal.refused,
           tokensRefused: refusal.refusedTokens(),
         },
@@ -197,7 +206,14 @@ function checkRunOptions(args: Record<string, unknown>) {
       `--token-refused-minutes ${String(args['tokenRefusedMinutes'])} is not a number of minutes, 0 or more`,
     );
   }
+  const blocked = Number(args['checkpointBlockedMinutes']);
+  if (!Number.isFinite(blocked) || blocked <= 0) {
+    throw new UsageError(
+      `--checkpoint-blocked-minutes ${String(args['checkpointBlockedMinutes'])} is not a positive number of minutes`,
+    );
+  }
   return {
+    checkpointBlockedMs: blocked * 60_000,
     reconcileCron,
     reconcileTimezone,
     retentionDays,
