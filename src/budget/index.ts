@@ -6,3 +6,4 @@ export * from './rolling-window.js';
 export * from './snapshot.js';
 export * from './change-rate.js';
 export * from './change-rates.js';
+export * from './allocation.js';
