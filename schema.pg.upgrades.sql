@@ -93,3 +93,12 @@ DROP TRIGGER IF EXISTS resources_fields ON resources;
 DROP TRIGGER IF EXISTS dependencies_fields ON dependencies;
 DROP FUNCTION IF EXISTS note_data_fields();
 DROP FUNCTION IF EXISTS data_value_type(jsonb);
+
+-- to version 9
+-- Each polled item's change-rate evidence (issue 35), as schema.pg.sql makes it.
+CREATE TABLE IF NOT EXISTS change_rates (
+  item       text PRIMARY KEY,
+  state      text NOT NULL,
+  looked_at  timestamptz,
+  updated_at timestamptz NOT NULL
+);

@@ -41,7 +41,7 @@ export class ChangeRates {
   }
 
   /** Adopts kept states (from the mirror); a malformed one is dropped, the item starts afresh. */
-  load(kept: readonly KeptChangeRate[]): void {
+  load(kept: readonly (Omit<KeptChangeRate, 'state'> & { state: unknown })[]): void {
     for (const item of kept) {
       if (!isChangeRateState(item.state)) continue;
       this.items.set(item.key, {
@@ -63,6 +63,12 @@ export class ChangeRates {
       );
     }
     item.lookedAt = now;
+  }
+
+  /** Notes that `key` was looked at now without a poll's evidence (a first full read). */
+  looked(key: string): void {
+    const now = this.clock.now();
+    this.item(key, now).lookedAt = now;
   }
 
   /** Records `count` changes of `key` known exactly, counted over the last `exposureMs`. */

@@ -255,6 +255,7 @@ export function planTokens(inputs: readonly TokenPlanInput[]): DailyPlan {
     reserve: sum((plan) => plan.reserve),
     foreignRequests: sum((plan) => plan.foreignRequests),
     stalenessBoundMs: max((plan) => plan.stalenessBoundMs),
+    ...joinedBound(days.map((d) => d.plan)),
     tokens: days.map(({ token, plan }) => ({
       token,
       intervalMs: plan.intervalMs,
@@ -264,6 +265,30 @@ export function planTokens(inputs: readonly TokenPlanInput[]): DailyPlan {
       foreignRequests: plan.foreignRequests,
       stalenessBoundMs: plan.stalenessBoundMs,
     })),
+  };
+}
+
+/** The tokens' bounds joined: the longest bound, held when every token's is, the mean staleness. */
+function joinedBound(
+  plans: readonly DailyPlan[],
+): Pick<DailyPlan, 'maxStalenessMs' | 'boundHeld' | 'expectedStalenessMs'> {
+  const bounded = plans.filter((plan) => plan.maxStalenessMs !== undefined);
+  const projects = plans.flatMap((plan) => plan.projects);
+  const weight = (p: ProjectPlan) => p.ratePerHour ?? 1;
+  const total = projects.reduce((sum, p) => sum + weight(p), 0);
+  return {
+    ...(bounded.length === 0
+      ? {}
+      : {
+          maxStalenessMs: Math.max(...bounded.map((plan) => plan.maxStalenessMs ?? 0)),
+          boundHeld: bounded.every((plan) => plan.boundHeld !== false),
+        }),
+    ...(total > 0
+      ? {
+          expectedStalenessMs:
+            projects.reduce((sum, p) => sum + weight(p) * p.expectedStalenessMs, 0) / total,
+        }
+      : {}),
   };
 }
 

@@ -21,6 +21,7 @@ import { ChangeApplier } from './changes.js';
 import { Freshness } from './freshness.js';
 import { engineMetricsSources } from './metrics-sources.js';
 import { ListingRetry } from './listing-retry.js';
+import { PollRates } from './poll-rates.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_RECONCILE_CRON } from './defaults.js';
@@ -57,6 +58,8 @@ export interface DaemonOptions {
   reserveShare?: number;
   minPollIntervalMs?: number;
   reconcileIntervalMs?: number;
+  /** No project waits longer than this between polls (`--max-staleness`); by default one that fits the budget. */
+  maxStalenessMs?: number;
   /** Window in which realtime hints for one project collapse into one refresh. */
   coalesceMs?: number;
   /** How often the outbox is checked for new items when idle (SQL inserts need no signal). */
@@ -97,6 +100,8 @@ export class Daemon {
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
+  /** Each project's change rate, learned from its passes: the plan polls where the changes are. */
+  private readonly rates: PollRates;
   private readonly pusher: OutboxPusher;
   private readonly applier: ChangeApplier;
   private readonly coalescer: Coalescer;
@@ -130,6 +135,7 @@ export class Daemon {
       ...optional('probeMs', options.storeProbeMs),
       onBack: () => this.storeBack(),
     });
+    this.rates = new PollRates(this.clock, this.store.state, this.logger);
     this.scheduler = new PollScheduler({
       clock: this.clock,
       logger: this.logger,
@@ -280,6 +286,7 @@ export class Daemon {
     const { leases } = this.options.engine;
     this.storeWatch.start();
     await this.refreshFacts();
+    await this.rates.load();
     if (leases === undefined) {
       await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     } else {
@@ -316,6 +323,7 @@ export class Daemon {
     await this.options.engine.persistBudget().catch((error: unknown) => {
       this.logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
+    await this.rates.save();
     if (this.options.engine.leases === undefined) {
       await this.store.state.delete(STATE_KEYS.daemon).catch(() => undefined);
     }
@@ -323,7 +331,16 @@ export class Daemon {
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
   metricsSources(): MetricsSources {
-    return engineMetricsSources(this.options.engine, () => this.realtimeConnected);
+    return {
+      ...engineMetricsSources(this.options.engine, () => this.realtimeConnected),
+      pollPlan: () =>
+        this.plan().projects.map((p) => ({
+          projectId: p.projectId,
+          ratePerHour: p.ratePerHour,
+          intervalMs: p.intervalMs,
+          expectedStalenessMs: p.expectedStalenessMs,
+        })),
+    };
   }
 
   /** True while the realtime channel is connected. */
@@ -361,7 +378,9 @@ export class Daemon {
         ...optional('reserveShare', this.options.reserveShare),
         ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
         ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
+        ...optional('maxStalenessMs', this.options.maxStalenessMs),
       },
+      rates: this.rates.pooled(this.facts.map((project) => project.id)),
     });
   }
 
@@ -495,6 +514,7 @@ export class Daemon {
 
   /** A pass that passed after the realtime channel connected makes its project current. */
   private notePassed(result: ProjectSyncResult): void {
+    this.rates.passed(result);
     if (result.ok && result.startedAt !== undefined) {
       this.freshness.passed(result.projectId, result.startedAt);
     }
@@ -531,7 +551,23 @@ function summary(plan: DailyPlan) {
     reserve: plan.reserve,
     foreignRequests: plan.foreignRequests,
     stalenessBoundMs: plan.stalenessBoundMs,
+    ...(plan.maxStalenessMs === undefined ? {} : { maxStalenessMs: plan.maxStalenessMs }),
+    ...(plan.boundHeld === undefined ? {} : { boundHeld: plan.boundHeld }),
+    ...(plan.expectedStalenessMs === undefined
+      ? {}
+      : { expectedStalenessMs: plan.expectedStalenessMs }),
     tokens: plan.tokens ?? [],
+    /** Each project's rate, interval and expected staleness, for `status` and `/metrics`. */
+    projects: Object.fromEntries(
+      plan.projects.map((p) => [
+        p.projectId,
+        {
+          intervalMs: p.intervalMs,
+          expectedStalenessMs: p.expectedStalenessMs,
+          ...(p.ratePerHour === undefined ? {} : { ratePerHour: p.ratePerHour }),
+        },
+      ]),
+    ),
   };
 }
 

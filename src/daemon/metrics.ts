@@ -40,6 +40,17 @@ export interface MetricsSources {
   realtimeConnected(): boolean;
   /** Units of work waiting for the store, and the age of the oldest, in ms. */
   storeQueue(): { depth: number; oldestAgeMs: number };
+  /** Each project's place in the poll plan; none when absent. */
+  pollPlan?(): PlannedPoll[];
+}
+
+/** One project's estimated change rate, planned interval and expected staleness. */
+export interface PlannedPoll {
+  projectId: string;
+  /** Absent when the plan polls every project alike (realtime up, or no estimate). */
+  ratePerHour?: number | undefined;
+  intervalMs: number;
+  expectedStalenessMs: number;
 }
 
 /** What the metrics say about the build. */
@@ -84,6 +95,7 @@ export class DaemonMetrics {
     });
     quotaGauges(sources, registers);
     projectGauges(sources, registers);
+    planGauges(sources, registers);
     new Gauge({
       name: 'projmirror_outbox_items',
       help: 'Outbox items by state',
@@ -191,6 +203,39 @@ function projectGauges(sources: MetricsSources, registers: Registry[]): void {
     labelNames: ['project'],
     registers,
     collect: times('lastChangeAt'),
+  });
+}
+
+/** Per project, the poll plan: estimated change rate, planned interval, expected staleness. */
+function planGauges(sources: MetricsSources, registers: Registry[]): void {
+  const figure = (pick: (poll: PlannedPoll) => number | undefined) =>
+    function collect(this: Gauge<'project'>) {
+      this.reset();
+      for (const poll of sources.pollPlan?.() ?? []) {
+        const value = pick(poll);
+        if (value !== undefined) this.set({ project: poll.projectId }, value);
+      }
+    };
+  new Gauge({
+    name: 'projmirror_project_changes_per_hour',
+    help: "Each project's estimated change rate, as the poll plan uses it",
+    labelNames: ['project'],
+    registers,
+    collect: figure((poll) => poll.ratePerHour),
+  });
+  new Gauge({
+    name: 'projmirror_project_poll_interval_seconds',
+    help: 'How often the poll plan polls each project, in seconds',
+    labelNames: ['project'],
+    registers,
+    collect: figure((poll) => poll.intervalMs / 1000),
+  });
+  new Gauge({
+    name: 'projmirror_project_expected_staleness_seconds',
+    help: "The mean wait of one of a project's changes until a poll sees it (half its interval), in seconds",
+    labelNames: ['project'],
+    registers,
+    collect: figure((poll) => poll.expectedStalenessMs / 1000),
   });
 }
 

@@ -34,6 +34,13 @@ export const MIGRATIONS: readonly Migration[] = [
   // assigned to in DuckDB too, not NULL (issue 22), made with the derived objects after the steps.
   // (PostgreSQL drops its per-row field triggers: schema.pg.upgrades.sql.)
   '',
+  // 8 -> 9: each polled item's change-rate evidence, kept across restarts (issue 35).
+  `CREATE TABLE IF NOT EXISTS change_rates (
+    item       TEXT PRIMARY KEY,
+    state      TEXT NOT NULL,
+    looked_at  TIMESTAMP,
+    updated_at TIMESTAMP NOT NULL
+  ) WITHOUT ROWID`,
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

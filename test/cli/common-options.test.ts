@@ -95,6 +95,7 @@ describe('the common options', () => {
       'reconcile-timezone': 'Europe/Berlin',
       'history-retention-days': '30',
       'token-refused-minutes': '10',
+      'max-staleness': '6h',
       'item-retry-window-ms': '1000',
       'deadline-ms': '60000',
       'on-conflict': 'hold',
