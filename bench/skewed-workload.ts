@@ -12,11 +12,13 @@ export const DAY_MS = 86_400_000;
 export const PAGE_TASKS = 500;
 /** The page index a side-list change falls on (members, resources, dependencies). */
 export const SIDE_LISTS = -1;
-/**
- * Edits that create a task, landing on the project's last page (a delete is an edit of its page
- * here: the model keeps page counts fixed over the day).
- */
+/** Edits that create a task, landing on the project's last page. */
 export const CREATE_SHARE = 0.03;
+/**
+ * Edits that delete a task of their page. The model counts a create or a delete as a change of its
+ * page and keeps page counts fixed over the day; the daemon's run makes them on the simulator.
+ */
+export const DELETE_SHARE = 0.02;
 
 /** One project: its pages, and each page's share of the project's edits. */
 export interface ModelProject {
@@ -29,11 +31,12 @@ export interface ModelProject {
   itemEditsPerDay: number[];
 }
 
-/** One change on the service: when, which project, which page (or `SIDE_LISTS`). */
+/** One change on the service: when, which project, which page (or `SIDE_LISTS`), and what. */
 export interface ModelChange {
   at: number;
   project: number;
   page: number;
+  kind: 'edit' | 'create' | 'delete' | 'side';
 }
 
 /** A day of changes over the projects. */
@@ -126,9 +129,18 @@ export function modelDay(
   for (let n = 0; n < shape.edits + shape.sideChanges; n += 1) {
     let pick = prng.next() * total;
     const item = items.find((candidate) => (pick -= candidate.perDay) < 0) ?? items.at(-1)!;
-    const creates = item.page !== SIDE_LISTS && prng.next() < CREATE_SHARE;
-    const page = creates ? projects[item.project]!.pages - 1 : item.page;
-    changes.push({ at: start + rhythmInstant(shape.rhythm, prng), project: item.project, page });
+    const draw = prng.next();
+    const kind =
+      item.page === SIDE_LISTS
+        ? 'side'
+        : draw < CREATE_SHARE
+          ? 'create'
+          : draw < CREATE_SHARE + DELETE_SHARE
+            ? 'delete'
+            : 'edit';
+    const page = kind === 'create' ? projects[item.project]!.pages - 1 : item.page;
+    const at = start + rhythmInstant(shape.rhythm, prng);
+    changes.push({ at, project: item.project, page, kind });
   }
   return { start, projects, changes: changes.sort((a, b) => a.at - b.at) };
 }

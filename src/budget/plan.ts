@@ -142,7 +142,9 @@ export function planDay(input: PlanInput): DailyPlan {
     foreignRequests,
   };
   const maxStalenessMs = input.maxStalenessMs ?? defaultMaxStaleness(input, roundCost, minInterval);
-  if (input.rates && !input.realtimeConnected && available >= roundCost) {
+  // Unlike the even plan, the allocation needs no whole round: near the reset it spends what is
+  // left on the projects where the changes are, within the bound while it can.
+  if (input.rates && !input.realtimeConnected && available > 0) {
     // The listing's share of a round stays out of the polls' budget, as in the even plan.
     const budgetPerMs = (available * (roundCost - 1)) / roundCost / msLeft;
     return {

@@ -60,6 +60,8 @@ export interface DaemonOptions {
   reconcileIntervalMs?: number;
   /** No project waits longer than this between polls (`--max-staleness`); by default one that fits the budget. */
   maxStalenessMs?: number;
+  /** False polls every project alike, as before issue 35 (benchmark 10's baseline); true by default. */
+  pollByRate?: boolean;
   /** Window in which realtime hints for one project collapse into one refresh. */
   coalesceMs?: number;
   /** How often the outbox is checked for new items when idle (SQL inserts need no signal). */
@@ -380,7 +382,9 @@ export class Daemon {
         ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
         ...optional('maxStalenessMs', this.options.maxStalenessMs),
       },
-      rates: this.rates.pooled(this.facts.map((project) => project.id)),
+      ...(this.options.pollByRate === false
+        ? {}
+        : { rates: this.rates.pooled(this.facts.map((project) => project.id)) }),
     });
   }
 

@@ -96,6 +96,20 @@ describe('planDay', () => {
     expect(new Set(connected.projects.map((p) => p.intervalMs))).toEqual(new Set([HOUR]));
   });
 
+  it('spends what is left on the busy project when less than a round is left', () => {
+    const rates = new Map([
+      ['a', 100 / (24 * HOUR)],
+      ['b', 0.1 / (24 * HOUR)],
+    ]);
+    // 12 requests past the reserve, 2 hours to the reset; a round costs 13.
+    const late = input({ now: start + 22 * HOUR, quotaRemaining: 52, rates });
+    expect(planDay({ ...late, rates: undefined }).plannedPollRequests).toBe(0);
+    const plan = planDay(late);
+    expect(plan.projects[0]!.intervalMs).toBeLessThan(2 * HOUR);
+    expect(plan.plannedPollRequests).toBeGreaterThan(0);
+    expect(plan.plannedPollRequests).toBeLessThanOrEqual(12);
+  });
+
   it('says when the budget cannot hold a --max-staleness bound, and polls alike', () => {
     const rates = new Map([
       ['a', 10 / (24 * HOUR)],
