@@ -269,8 +269,11 @@ export class Daemon {
   private takeOver(projectIds: readonly string[]): void {
     if (this.controller.signal.aborted) return;
     this.logger.info({ projects: projectIds }, 'took over projects');
+    // Their estimates as the daemon that held them kept them, before this one's first look.
+    const adopted = this.rates.adopt(projectIds);
     for (const projectId of projectIds) {
-      this.track(this.syncProject(projectId, this.controller.signal, 'poll').then(() => undefined));
+      const pass = adopted.then(() => this.syncProject(projectId, this.controller.signal, 'poll'));
+      this.track(pass.then(() => undefined));
     }
     this.pusher.wake();
   }

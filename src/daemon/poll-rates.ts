@@ -34,9 +34,22 @@ export class PollRates {
   }
 
   /** Adopts the estimates the mirror keeps; a mirror that cannot be read leaves them at the prior. */
-  async load(): Promise<void> {
+  load(): Promise<void> {
+    return this.read(() => true);
+  }
+
+  /**
+   * Adopts the mirror's estimates of `projectIds`, which another daemon held (on a shared
+   * PostgreSQL mirror): theirs are newer than what this one loaded at start.
+   */
+  adopt(projectIds: readonly string[]): Promise<void> {
+    const wanted = new Set(projectIds);
+    return this.read((key) => wanted.has(key));
+  }
+
+  private async read(keep: (key: string) => boolean): Promise<void> {
     try {
-      this.rates.load(await this.state.changeRates());
+      this.rates.load((await this.state.changeRates()).filter((row) => keep(row.key)));
     } catch (error) {
       this.logger.warn({ err: errorLine(error) }, 'could not read the change-rate estimates');
     }
