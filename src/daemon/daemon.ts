@@ -418,6 +418,7 @@ export class Daemon {
       else if (result.ok) this.scheduler.recordResult(result.projectId, true);
     }
     if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
+    await this.rates.forget(report.removedProjects);
     await this.refreshFacts();
     // A project neither listed nor mirrored (its first pass failed, then it went) is not tried
     // again. Only a complete listing says so (a token that failed to list may still see it).

@@ -70,6 +70,19 @@ export class PollRates {
     this.dirty.add(result.projectId);
   }
 
+  /** Forgets the estimates of projects gone from the mirror, here and in `change_rates`. */
+  async forget(projectIds: readonly string[]): Promise<void> {
+    if (projectIds.length === 0) return;
+    const gone = new Set(projectIds);
+    this.rates.retain((key) => !gone.has(key));
+    for (const id of projectIds) this.dirty.delete(id);
+    try {
+      await this.state.deleteChangeRates([...projectIds]);
+    } catch (error) {
+      this.logger.warn({ err: errorLine(error) }, 'could not forget change-rate estimates');
+    }
+  }
+
   /** Each project's rate, per ms, pooled toward the projects' common rate. */
   pooled(projectIds: readonly string[]): Map<string, number> {
     return this.rates.pooledRates(projectIds);

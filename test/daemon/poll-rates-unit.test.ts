@@ -95,5 +95,9 @@ describe('PollRates', () => {
     const after = b.pooled(['p_1', 'p_2']);
     expect(after.get('p_2')!).toBeGreaterThan(10 * before.get('p_2')!);
     expect(after.get('p_2')).toBe(a.pooled(['p_1', 'p_2']).get('p_2'));
+
+    // p_1 is gone from the service: its estimate too.
+    await b.forget(['p_1']);
+    expect([...state.rows.keys()]).toEqual(['p_2']);
   });
 });
