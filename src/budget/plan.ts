@@ -213,7 +213,9 @@ function allocatedProjects(
   });
   const count = items.length;
   const projects = items.map((item, index) => {
-    const intervalMs = Math.max(minIntervalMs, Math.ceil(allocation.items[index]!.intervalMs));
+    // Whole ms; a bound that holds is not passed by the rounding of 1/f.
+    const rounded = Math.max(minIntervalMs, Math.round(allocation.items[index]!.intervalMs));
+    const intervalMs = allocation.boundHeld ? Math.min(rounded, maxStalenessMs) : rounded;
     return {
       projectId: item.id,
       pollCost: item.cost,

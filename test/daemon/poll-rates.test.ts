@@ -26,12 +26,18 @@ async function startDaemon(
   sim: Simulator,
   clock: FakeClock,
   db: ReturnType<typeof tempDatabase>['db'],
+  maxStalenessMs?: number,
 ) {
   const engine = await openEngine(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
     { db, logger, clock },
   );
-  const daemon = new Daemon({ engine, logger, outboxIdleMs: 6 * HOUR });
+  const daemon = new Daemon({
+    engine,
+    logger,
+    outboxIdleMs: 6 * HOUR,
+    ...(maxStalenessMs === undefined ? {} : { maxStalenessMs }),
+  });
   await daemon.start();
   return {
     daemon,
@@ -113,9 +119,16 @@ describe('the poll plan by change rate', () => {
     expect(kept.map(([item]) => item)).toEqual(['p_1', 'p_2', 'p_3']);
     expect(kept.every(([, at]) => Date.parse(at) <= clock.now())).toBe(true);
 
-    const second = await startDaemon(sim, clock, db);
+    // Started again with --max-staleness 2h: a bound tighter than the default.
+    const second = await startDaemon(sim, clock, db, 2 * HOUR);
     try {
-      const again = new Map(second.daemon.plan().projects.map((p) => [p.projectId, p]));
+      const replanned = second.daemon.plan();
+      expect(replanned.maxStalenessMs).toBe(2 * HOUR);
+      expect(replanned.boundHeld).toBe(true);
+      expect(Math.max(...replanned.projects.map((p) => p.intervalMs))).toBeLessThanOrEqual(
+        2 * HOUR,
+      );
+      const again = new Map(replanned.projects.map((p) => [p.projectId, p]));
       // The start-up reconcile added one look to each; the estimates are those kept.
       expect(again.get('p_1')!.ratePerHour).toBeGreaterThan(4 * again.get('p_2')!.ratePerHour!);
       expect(again.get('p_1')!.ratePerHour! / busy.ratePerHour!).toBeGreaterThan(0.7);
