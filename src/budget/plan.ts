@@ -144,9 +144,13 @@ export function planDay(input: PlanInput): DailyPlan {
   const maxStalenessMs = input.maxStalenessMs ?? defaultMaxStaleness(input, roundCost, minInterval);
   // Unlike the even plan, the allocation needs no whole round: near the reset it spends what is
   // left on the projects where the changes are, within the bound while it can.
-  if (input.rates && !input.realtimeConnected && available > 0) {
+  // The largest poll is kept back: polls are whole, and the last one before the reserve must not
+  // leave the projects after it unpolled until the reset.
+  const largestPoll = Math.max(0, ...input.projects.map((p) => pollCost(p.taskCount)));
+  const spendable = available - largestPoll;
+  if (input.rates && !input.realtimeConnected && spendable > 0) {
     // The listing's share of a round stays out of the polls' budget, as in the even plan.
-    const budgetPerMs = (available * (roundCost - 1)) / roundCost / msLeft;
+    const budgetPerMs = (spendable * (roundCost - 1)) / roundCost / msLeft;
     return {
       ...base,
       ...allocatedProjects(input, budgetPerMs, maxStalenessMs, minInterval, msLeft),

@@ -96,18 +96,22 @@ describe('planDay', () => {
     expect(new Set(connected.projects.map((p) => p.intervalMs))).toEqual(new Set([HOUR]));
   });
 
-  it('spends what is left on the busy project when less than a round is left', () => {
+  it('spends what is left on the busy project near the reset, keeping the largest poll back', () => {
     const rates = new Map([
       ['a', 100 / (24 * HOUR)],
       ['b', 0.1 / (24 * HOUR)],
     ]);
-    // 12 requests past the reserve, 2 hours to the reset; a round costs 13.
-    const late = input({ now: start + 22 * HOUR, quotaRemaining: 52, rates });
-    expect(planDay({ ...late, rates: undefined }).plannedPollRequests).toBe(0);
+    // 20 requests past the reserve, 2 hours to the reset; polls cost 5 (a) and 7 (b).
+    const late = input({ now: start + 22 * HOUR, quotaRemaining: 60, rates });
     const plan = planDay(late);
-    expect(plan.projects[0]!.intervalMs).toBeLessThan(2 * HOUR);
+    const [a, b] = plan.projects;
+    expect(a!.intervalMs).toBeLessThan(2 * HOUR);
+    expect(b!.intervalMs).toBeGreaterThan(2 * HOUR);
     expect(plan.plannedPollRequests).toBeGreaterThan(0);
-    expect(plan.plannedPollRequests).toBeLessThanOrEqual(12);
+    expect(plan.plannedPollRequests).toBeLessThanOrEqual(20 - 7);
+    // With less than the largest poll past the reserve, nothing more is planned.
+    const spent = planDay(input({ now: start + 22 * HOUR, quotaRemaining: 46, rates }));
+    expect(spent.plannedPollRequests).toBe(0);
   });
 
   it('says when the budget cannot hold a --max-staleness bound, and polls alike', () => {
