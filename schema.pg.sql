@@ -209,6 +209,16 @@ CREATE TABLE daemon_state (
   updated_at timestamptz NOT NULL
 );
 
+-- Each polled item's change-rate evidence (src/budget/change-rate.ts), kept so that a restart
+-- does not forget where the changes are. Shared by every daemon of one mirror: a project that
+-- changes hands keeps its estimate.
+CREATE TABLE change_rates (
+  item       text PRIMARY KEY,
+  state      text NOT NULL,
+  looked_at  timestamptz,
+  updated_at timestamptz NOT NULL
+);
+
 -- The time zone of the views' "today": its UTC offset from each instant on. No row: UTC.
 CREATE TABLE timezone_offsets (
   starts_at      timestamptz PRIMARY KEY,
@@ -227,9 +237,9 @@ CREATE TABLE data_fields (
   PRIMARY KEY (record_kind, field, value_type)
 );
 
--- The schema's identity: application 'projmirror', version '9' (the same SCHEMA_VERSION as the SQLite mirror).
+-- The schema's identity: application 'projmirror', version '10' (the same SCHEMA_VERSION as the SQLite mirror).
 CREATE TABLE schema_meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '9');
+INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '10');
 -- The daemons sharing this database, one row each, renewed by its heartbeat and removed when it stops.
 CREATE TABLE daemons (
   id           text PRIMARY KEY,          -- host, pid and a random suffix

@@ -385,3 +385,12 @@ DROP TRIGGER IF EXISTS sync_state_changes ON sync_state;
 CREATE TRIGGER sync_state_changes AFTER UPDATE ON sync_state
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION sync_state_changes();
+
+-- to version 10
+-- Each polled item's change-rate evidence (issue 35), as schema.pg.sql makes it.
+CREATE TABLE IF NOT EXISTS change_rates (
+  item       text PRIMARY KEY,
+  state      text NOT NULL,
+  looked_at  timestamptz,
+  updated_at timestamptz NOT NULL
+);

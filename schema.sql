@@ -196,6 +196,16 @@ CREATE TABLE daemon_state (
   updated_at TIMESTAMP NOT NULL
 ) WITHOUT ROWID;
 
+-- Each polled item's change-rate evidence (src/budget/change-rate.ts), kept so that a restart
+-- does not forget where the changes are. Shared by every daemon of one mirror: a project that
+-- changes hands keeps its estimate.
+CREATE TABLE change_rates (
+  item       TEXT PRIMARY KEY,
+  state      TEXT NOT NULL,
+  looked_at  TIMESTAMP,
+  updated_at TIMESTAMP NOT NULL
+) WITHOUT ROWID;
+
 -- The time zone of the views' "today" (--timezone): its UTC offset from each instant on, for the
 -- years ahead, written by the commands that write the mirror. No row: today is the UTC day.
 CREATE TABLE timezone_offsets (

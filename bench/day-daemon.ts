@@ -84,7 +84,7 @@ export async function daemonDay(realtime: boolean): Promise<DayResult> {
 }
 
 /** Requests and 429s the simulator answered before `end`, realtime upgrades aside. */
-export function countRequests(workload: DayWorkload, end: number) {
+export function countRequests(workload: Pick<DayWorkload, 'sim'>, end: number) {
   const counted = (extra: (status: number) => boolean) =>
     workload.sim.requestLog.count({
       where: (entry) => entry.route !== 'realtime' && entry.time < end && extra(entry.status),
@@ -109,7 +109,10 @@ function noteLanded(
  * Waits (real time) until no request has arrived for a few ticks and the daemon sleeps where it
  * sleeps when idle (or more: the governor waiting for a window counts too).
  */
-async function settle(workload: DayWorkload, idleSleepers: number): Promise<void> {
+export async function settle(
+  workload: Pick<DayWorkload, 'clock' | 'sim'>,
+  idleSleepers: number,
+): Promise<void> {
   const start = performance.now();
   let last = -1;
   let quiet = 0;

@@ -1,10 +1,11 @@
 /**
- * `npm run bench`: runs the benchmarks of issues 6, 14, 15 and 23 one after the other, prints each
+ * `npm run bench`: runs the benchmarks of issues 6, 14, 15, 23 and 35 one after the other, prints each
  * figure with its same-run baseline and target as it comes, then the machine and one Markdown
  * table for the README. `--only 1,4` runs some of them (by number).
  */
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { allocationBenchmarks } from './allocation.js';
 import { coldSyncBenchmarks } from './cold-sync.js';
 import { dayBenchmarks } from './day.js';
 import { figureLines, markdownTable, mebibytes, type Figure } from './figure.js';
@@ -26,6 +27,7 @@ const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
   { ids: ['7'], run: () => severalTokensBenchmark() },
   { ids: ['8'], run: () => postgresBenchmarks() },
   { ids: ['9'], run: () => loopDelayBenchmarks() },
+  { ids: ['10'], run: () => allocationBenchmarks() },
   { ids: ['11'], run: () => walPerEventBenchmarks() },
 ];
 

@@ -4,3 +4,6 @@ export * from './governor.js';
 export * from './plan.js';
 export * from './rolling-window.js';
 export * from './snapshot.js';
+export * from './change-rate.js';
+export * from './change-rates.js';
+export * from './allocation.js';

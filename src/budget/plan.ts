@@ -1,8 +1,12 @@
 /**
  * The daily request plan: from the learned quota, the time to its reset and the cost of one poll
  * of each project, how often each project may be polled so that the day's requests never exceed
- * the quota, with a reserve kept for outbox pushes and event-driven refreshes.
+ * the quota, with a reserve kept for outbox pushes and event-driven refreshes. Given each project's
+ * estimated change rate, the polls are allocated where the changes are (`allocation.ts`), no
+ * project waiting longer than the max-staleness bound; without rates, every project gets the same
+ * interval.
  */
+import { allocate } from './allocation.js';
 
 /** The daily quota assumed until the service has told its own (spec section 8). */
 export const DEFAULT_QUOTA_LIMIT = 5_000;
@@ -16,6 +20,13 @@ export const DEFAULT_RECONCILE_INTERVAL_MS = 60 * 60 * 1000;
 export const SIDE_LIST_REQUESTS = 3;
 /** Tasks per page of a full read. */
 export const PLAN_PAGE_SIZE = 500;
+/**
+ * The max-staleness bound by default, as a multiple of the interval a whole quota day gives when
+ * every project is polled alike: it fits the budget, and leaves two thirds of it to allocate.
+ */
+export const DEFAULT_MAX_STALENESS_FACTOR = 3;
+/** The quota day, over which the default bound is reckoned (steady however the day is spent). */
+const QUOTA_DAY_MS = 86_400_000;
 
 /** What the plan is computed from. */
 export interface PlanInput {
@@ -32,6 +43,13 @@ export interface PlanInput {
   reserveShare?: number;
   minPollIntervalMs?: number;
   reconcileIntervalMs?: number;
+  /**
+   * Each project's estimated change rate, per ms: given, the polls are allocated by rate; a
+   * project without one counts at the mean of the others'.
+   */
+  rates?: ReadonlyMap<string, number>;
+  /** No project waits longer than this between polls; by default a multiple of the even interval. */
+  maxStalenessMs?: number;
 }
 
 /** One token's day: the plan input over the projects that token reads. */
@@ -61,14 +79,25 @@ export interface ProjectPlan {
   intervalMs: number;
   /** Offset of this project's polls within the interval, so polls spread evenly. */
   offsetMs: number;
+  /** Its estimated change rate, per hour, when the plan allocated by rate. */
+  ratePerHour?: number;
+  /** The mean wait of one of its changes until a poll sees it: half its interval. */
+  expectedStalenessMs: number;
 }
 
 /** The plan for the rest of the quota day. */
 export interface DailyPlan {
   computedAt: number;
   resetAt: number;
+  /** The interval every project would get if polled alike (the budget spread evenly). */
   intervalMs: number;
   projects: ProjectPlan[];
+  /** The max-staleness bound the allocation was asked to hold (absent: polled alike). */
+  maxStalenessMs?: number;
+  /** Whether the budget affords polling every project within that bound. */
+  boundHeld?: boolean;
+  /** The mean wait of a change until a poll sees it, weighted by the projects' rates. */
+  expectedStalenessMs?: number;
   /** Requests the plan spends on polls until the reset. */
   plannedPollRequests: number;
   /** Requests kept for pushes and refreshes. */
@@ -86,7 +115,10 @@ export function pollCost(taskCount: number): number {
   return 1 + Math.max(1, Math.ceil(taskCount / PLAN_PAGE_SIZE)) + SIDE_LIST_REQUESTS;
 }
 
-/** Computes the plan. Every project gets the same interval, staggered evenly across it. */
+/**
+ * Computes the plan: with `rates` (and realtime down), each project's interval from the
+ * allocation; otherwise every project gets the same interval. Either way staggered evenly.
+ */
 export function planDay(input: PlanInput): DailyPlan {
   const reserveShare = input.reserveShare ?? DEFAULT_RESERVE_SHARE;
   const minInterval = input.minPollIntervalMs ?? DEFAULT_MIN_POLL_INTERVAL_MS;
@@ -102,25 +134,113 @@ export function planDay(input: PlanInput): DailyPlan {
   let intervalMs = available >= roundCost ? Math.ceil((msLeft * roundCost) / available) : msLeft;
   intervalMs = Math.max(intervalMs, minInterval);
   if (input.realtimeConnected) intervalMs = Math.max(intervalMs, reconcileInterval);
+  const base = {
+    computedAt: input.now,
+    resetAt: input.resetAt,
+    intervalMs,
+    reserve,
+    foreignRequests,
+  };
+  const maxStalenessMs = input.maxStalenessMs ?? defaultMaxStaleness(input, roundCost, minInterval);
+  // Unlike the even plan, the allocation needs no whole round: near the reset it spends what is
+  // left on the projects where the changes are, within the bound while it can.
+  // The largest poll is kept back: polls are whole, and the last one before the reserve must not
+  // leave the projects after it unpolled until the reset.
+  const largestPoll = Math.max(0, ...input.projects.map((p) => pollCost(p.taskCount)));
+  const spendable = available - largestPoll;
+  if (input.rates && !input.realtimeConnected && spendable > 0) {
+    // The listing's share of a round stays out of the polls' budget, as in the even plan.
+    const budgetPerMs = (spendable * (roundCost - 1)) / roundCost / msLeft;
+    return {
+      ...base,
+      ...allocatedProjects(input, budgetPerMs, maxStalenessMs, minInterval, msLeft),
+    };
+  }
   const count = input.projects.length;
   const projects = input.projects.map((project, index) => ({
     projectId: project.id,
     pollCost: pollCost(project.taskCount),
     intervalMs,
     offsetMs: count > 0 ? Math.floor((intervalMs * index) / count) : 0,
+    expectedStalenessMs: intervalMs / 2,
   }));
   const plannedRounds = available >= roundCost ? Math.floor(msLeft / intervalMs) : 0;
   const maxPollRequests = Math.max(...projects.map((p) => p.pollCost), 0);
   return {
-    computedAt: input.now,
-    resetAt: input.resetAt,
-    intervalMs,
+    ...base,
     projects,
     plannedPollRequests: plannedRounds * roundCost,
-    reserve,
-    foreignRequests,
+    ...(input.maxStalenessMs === undefined
+      ? {}
+      : { maxStalenessMs, boundHeld: intervalMs <= maxStalenessMs }),
+    expectedStalenessMs: intervalMs / 2,
     // A poll's own duration at the burst limit of one request a second.
     stalenessBoundMs: intervalMs + maxPollRequests * 1000,
+  };
+}
+
+/**
+ * The default bound: a multiple of the even interval of a whole quota day (the daily quota less
+ * the reserve and others' use), so that it does not move as the day's requests are spent.
+ */
+export function defaultMaxStaleness(
+  input: Pick<PlanInput, 'quotaLimit' | 'reserveShare' | 'foreignRatePerHour'>,
+  roundCost: number,
+  minIntervalMs = DEFAULT_MIN_POLL_INTERVAL_MS,
+): number {
+  const reserve = input.quotaLimit * (input.reserveShare ?? DEFAULT_RESERVE_SHARE);
+  const daily = input.quotaLimit - reserve - input.foreignRatePerHour * 24;
+  const even = daily > roundCost ? (QUOTA_DAY_MS * roundCost) / daily : QUOTA_DAY_MS;
+  return Math.ceil(DEFAULT_MAX_STALENESS_FACTOR * Math.max(minIntervalMs, even));
+}
+
+/** The projects' intervals from the allocation by rate (`allocation.ts`), and what they give. */
+function allocatedProjects(
+  input: PlanInput,
+  budgetPerMs: number,
+  maxStalenessMs: number,
+  minIntervalMs: number,
+  msLeft: number,
+) {
+  const known = input.projects.flatMap((p) => input.rates?.get(p.id) ?? []);
+  const meanRate = known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : 0;
+  const items = input.projects.map((project) => ({
+    id: project.id,
+    ratePerMs: input.rates?.get(project.id) ?? meanRate,
+    cost: pollCost(project.taskCount),
+  }));
+  const allocation = allocate({
+    items,
+    budgetPerMs,
+    maxIntervalMs: maxStalenessMs,
+    minIntervalMs,
+  });
+  const count = items.length;
+  const projects = items.map((item, index) => {
+    // Whole ms; a bound that holds is not passed by the rounding of 1/f.
+    const rounded = Math.max(minIntervalMs, Math.round(allocation.items[index]!.intervalMs));
+    const intervalMs = allocation.boundHeld ? Math.min(rounded, maxStalenessMs) : rounded;
+    return {
+      projectId: item.id,
+      pollCost: item.cost,
+      intervalMs,
+      offsetMs: Math.floor((intervalMs * index) / count),
+      ratePerHour: item.ratePerMs * 3_600_000,
+      expectedStalenessMs: intervalMs / 2,
+    };
+  });
+  const longest = Math.max(0, ...projects.map((p) => p.intervalMs));
+  const maxPollRequests = Math.max(0, ...projects.map((p) => p.pollCost));
+  return {
+    projects,
+    plannedPollRequests: projects.reduce(
+      (sum, p) => sum + Math.floor(msLeft / p.intervalMs) * p.pollCost,
+      0,
+    ),
+    maxStalenessMs,
+    boundHeld: allocation.boundHeld,
+    expectedStalenessMs: allocation.meanStalenessMs,
+    stalenessBoundMs: longest + maxPollRequests * 1000,
   };
 }
 
@@ -143,6 +263,7 @@ export function planTokens(inputs: readonly TokenPlanInput[]): DailyPlan {
     reserve: sum((plan) => plan.reserve),
     foreignRequests: sum((plan) => plan.foreignRequests),
     stalenessBoundMs: max((plan) => plan.stalenessBoundMs),
+    ...joinedBound(days.map((d) => d.plan)),
     tokens: days.map(({ token, plan }) => ({
       token,
       intervalMs: plan.intervalMs,
@@ -152,6 +273,30 @@ export function planTokens(inputs: readonly TokenPlanInput[]): DailyPlan {
       foreignRequests: plan.foreignRequests,
       stalenessBoundMs: plan.stalenessBoundMs,
     })),
+  };
+}
+
+/** The tokens' bounds joined: the longest bound, held when every token's is, the mean staleness. */
+function joinedBound(
+  plans: readonly DailyPlan[],
+): Pick<DailyPlan, 'maxStalenessMs' | 'boundHeld' | 'expectedStalenessMs'> {
+  const bounded = plans.filter((plan) => plan.maxStalenessMs !== undefined);
+  const projects = plans.flatMap((plan) => plan.projects);
+  const weight = (p: ProjectPlan) => p.ratePerHour ?? 1;
+  const total = projects.reduce((sum, p) => sum + weight(p), 0);
+  return {
+    ...(bounded.length === 0
+      ? {}
+      : {
+          maxStalenessMs: Math.max(...bounded.map((plan) => plan.maxStalenessMs ?? 0)),
+          boundHeld: bounded.every((plan) => plan.boundHeld !== false),
+        }),
+    ...(total > 0
+      ? {
+          expectedStalenessMs:
+            projects.reduce((sum, p) => sum + weight(p) * p.expectedStalenessMs, 0) / total,
+        }
+      : {}),
   };
 }
 

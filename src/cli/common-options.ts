@@ -190,6 +190,14 @@ export const COMMON_OPTIONS = {
       describe: 'change feed rows (projmirror changes) older than this are pruned daily',
     },
   },
+  'max-staleness': {
+    json: 'string',
+    yargs: {
+      type: 'string',
+      describe:
+        'no project waits longer than this between polls: 45m, 6h, 1d (default: 3x the interval of polling every project alike)',
+    },
+  },
   'token-refused-minutes': {
     json: 'number',
     yargs: {

@@ -25,6 +25,7 @@ import { answeredByPasses, ChangeApplier } from './changes.js';
 import { Freshness } from './freshness.js';
 import { engineMetricsSources } from './metrics-sources.js';
 import { ListingRetry } from './listing-retry.js';
+import { PollRates } from './poll-rates.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { EVERY_PROJECT, RefreshLimiter } from './refresh-limiter.js';
 import {
@@ -69,6 +70,10 @@ export interface DaemonOptions {
   reserveShare?: number;
   minPollIntervalMs?: number;
   reconcileIntervalMs?: number;
+  /** No project waits longer than this between polls (`--max-staleness`); by default one that fits the budget. */
+  maxStalenessMs?: number;
+  /** False polls every project alike, as before issue 35 (benchmark 10's baseline); true by default. */
+  pollByRate?: boolean;
   /** Window in which realtime hints for one project collapse into one refresh. */
   coalesceMs?: number;
   /** How often the outbox is checked for new items when idle (SQL inserts need no signal). */
@@ -117,6 +122,8 @@ export class Daemon {
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
+  /** Each project's change rate, learned from its passes: the plan polls where the changes are. */
+  private readonly rates: PollRates;
   private readonly pusher: OutboxPusher;
   private readonly applier: ChangeApplier;
   private readonly coalescer: Coalescer;
@@ -161,6 +168,7 @@ export class Daemon {
       ...optional('intervalMs', options.checkpointIntervalMs),
       ...optional('blockedMs', options.checkpointBlockedMs),
     });
+    this.rates = new PollRates(this.clock, this.store.state, this.logger);
     this.scheduler = new PollScheduler({
       clock: this.clock,
       logger: this.logger,
@@ -328,8 +336,11 @@ export class Daemon {
   private takeOver(projectIds: readonly string[]): void {
     if (this.controller.signal.aborted) return;
     this.logger.info({ projects: projectIds }, 'took over projects');
+    // Their estimates as the daemon that held them kept them, before this one's first look.
+    const adopted = this.rates.adopt(projectIds);
     for (const projectId of projectIds) {
-      this.track(this.syncProject(projectId, this.controller.signal, 'poll').then(() => undefined));
+      const pass = adopted.then(() => this.syncProject(projectId, this.controller.signal, 'poll'));
+      this.track(pass.then(() => undefined));
     }
     this.pusher.wake();
   }
@@ -348,6 +359,7 @@ export class Daemon {
     this.storeWatch.start();
     this.walWatch.start();
     await this.refreshFacts();
+    await this.rates.load();
     if (leases === undefined) {
       await this.saveState(STATE_KEYS.daemon, { pid: process.pid }, isoTime(this.clock.now()));
     } else {
@@ -385,6 +397,7 @@ export class Daemon {
     await this.options.engine.persistBudget().catch((error: unknown) => {
       this.logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
+    await this.rates.save();
     if (this.options.engine.leases === undefined) {
       await this.store.state.delete(STATE_KEYS.daemon).catch(() => undefined);
     }
@@ -392,12 +405,21 @@ export class Daemon {
 
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
   metricsSources(): MetricsSources {
-    return engineMetricsSources(
-      this.options.engine,
-      () => this.realtimeConnected,
-      () => this.walWatch.state(),
-      () => ({ full: this.disk.full, refusedTotal: this.disk.refusedTotal }),
-    );
+    return {
+      ...engineMetricsSources(
+        this.options.engine,
+        () => this.realtimeConnected,
+        () => this.walWatch.state(),
+        () => ({ full: this.disk.full, refusedTotal: this.disk.refusedTotal }),
+      ),
+      pollPlan: () =>
+        this.plan().projects.map((p) => ({
+          projectId: p.projectId,
+          ratePerHour: p.ratePerHour,
+          intervalMs: p.intervalMs,
+          expectedStalenessMs: p.expectedStalenessMs,
+        })),
+    };
   }
 
   /** True while the realtime channel is connected. */
@@ -435,7 +457,11 @@ export class Daemon {
         ...optional('reserveShare', this.options.reserveShare),
         ...optional('minPollIntervalMs', this.options.minPollIntervalMs),
         ...optional('reconcileIntervalMs', this.options.reconcileIntervalMs),
+        ...optional('maxStalenessMs', this.options.maxStalenessMs),
       },
+      ...(this.options.pollByRate === false
+        ? {}
+        : { rates: this.rates.pooled(this.facts.map((project) => project.id)) }),
     });
   }
 
@@ -469,6 +495,7 @@ export class Daemon {
       else if (result.ok) this.scheduler.recordResult(result.projectId, true);
     }
     if (!signal.aborted) for (const id of failed) this.scheduler.recordResult(id, false);
+    await this.rates.forget(report.removedProjects);
     await this.refreshFacts();
     // A project neither listed nor mirrored (its first pass failed, then it went) is not tried
     // again. Only a complete listing says so (a token that failed to list may still see it).
@@ -586,6 +613,7 @@ export class Daemon {
 
   /** A pass that passed after the realtime channel connected makes its project current. */
   private notePassed(result: ProjectSyncResult): void {
+    this.rates.passed(result);
     if (result.ok && result.startedAt !== undefined) {
       this.freshness.passed(result.projectId, result.startedAt);
     }
@@ -624,7 +652,23 @@ function summary(plan: DailyPlan) {
     reserve: plan.reserve,
     foreignRequests: plan.foreignRequests,
     stalenessBoundMs: plan.stalenessBoundMs,
+    ...(plan.maxStalenessMs === undefined ? {} : { maxStalenessMs: plan.maxStalenessMs }),
+    ...(plan.boundHeld === undefined ? {} : { boundHeld: plan.boundHeld }),
+    ...(plan.expectedStalenessMs === undefined
+      ? {}
+      : { expectedStalenessMs: plan.expectedStalenessMs }),
     tokens: plan.tokens ?? [],
+    /** Each project's rate, interval and expected staleness, for `status` and `/metrics`. */
+    projects: Object.fromEntries(
+      plan.projects.map((p) => [
+        p.projectId,
+        {
+          intervalMs: p.intervalMs,
+          expectedStalenessMs: p.expectedStalenessMs,
+          ...(p.ratePerHour === undefined ? {} : { ratePerHour: p.ratePerHour }),
+        },
+      ]),
+    ),
   };
 }
 

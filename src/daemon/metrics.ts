@@ -45,12 +45,23 @@ export interface MetricsSources {
   wal?(): WalState | undefined;
   /** Whether the database's disk is full, and the writes it refused since the start. */
   disk?(): DiskState;
+  /** Each project's place in the poll plan; none when absent. */
+  pollPlan?(): PlannedPoll[];
 }
 
 /** The database's disk as the metrics show it. */
 export interface DiskState {
   full: boolean;
   refusedTotal: number;
+}
+
+/** One project's estimated change rate, planned interval and expected staleness. */
+export interface PlannedPoll {
+  projectId: string;
+  /** Absent when the plan polls every project alike (realtime up, or no estimate). */
+  ratePerHour?: number | undefined;
+  intervalMs: number;
+  expectedStalenessMs: number;
 }
 
 /** What the metrics say about the build. */
@@ -95,6 +106,7 @@ export class DaemonMetrics {
     });
     quotaGauges(sources, registers);
     projectGauges(sources, registers);
+    planGauges(sources, registers);
     new Gauge({
       name: 'projmirror_outbox_items',
       help: 'Outbox items by state',
@@ -247,6 +259,39 @@ function diskMetrics(sources: MetricsSources, registers: Registry[]): void {
       this.reset();
       this.inc(sources.disk?.().refusedTotal ?? 0);
     },
+  });
+}
+
+/** Per project, the poll plan: estimated change rate, planned interval, expected staleness. */
+function planGauges(sources: MetricsSources, registers: Registry[]): void {
+  const figure = (pick: (poll: PlannedPoll) => number | undefined) =>
+    function collect(this: Gauge<'project'>) {
+      this.reset();
+      for (const poll of sources.pollPlan?.() ?? []) {
+        const value = pick(poll);
+        if (value !== undefined) this.set({ project: poll.projectId }, value);
+      }
+    };
+  new Gauge({
+    name: 'projmirror_project_changes_per_hour',
+    help: "Each project's estimated change rate, as the poll plan uses it",
+    labelNames: ['project'],
+    registers,
+    collect: figure((poll) => poll.ratePerHour),
+  });
+  new Gauge({
+    name: 'projmirror_project_poll_interval_seconds',
+    help: 'How often the poll plan polls each project, in seconds',
+    labelNames: ['project'],
+    registers,
+    collect: figure((poll) => poll.intervalMs / 1000),
+  });
+  new Gauge({
+    name: 'projmirror_project_expected_staleness_seconds',
+    help: "The mean wait of one of a project's changes until a poll sees it (half its interval), in seconds",
+    labelNames: ['project'],
+    registers,
+    collect: figure((poll) => poll.expectedStalenessMs / 1000),
   });
 }
 

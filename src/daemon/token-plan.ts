@@ -1,7 +1,7 @@
 /**
  * The daemon's plan with one or more tokens: each token's quota, as its governor knows it, spread
- * over the projects it reads (a project no token reads yet counts on the first token), joined
- * into one plan (`planTokens`).
+ * over the projects it reads (a project no token reads yet counts on the first token) by their
+ * change rates, joined into one plan (`planTokens`).
  */
 import {
   DEFAULT_QUOTA_LIMIT,
@@ -22,7 +22,12 @@ export interface TokenPlanSources {
   /** Others' use of a token, by label. */
   foreignRatePerHour: (label: string) => number;
   realtimeConnected: boolean;
-  settings: Pick<PlanInput, 'reserveShare' | 'minPollIntervalMs' | 'reconcileIntervalMs'>;
+  settings: Pick<
+    PlanInput,
+    'reserveShare' | 'minPollIntervalMs' | 'reconcileIntervalMs' | 'maxStalenessMs'
+  >;
+  /** Each project's estimated change rate, per ms: the polls are allocated by it. */
+  rates?: ReadonlyMap<string, number>;
 }
 
 /** The plan over every token; see the module comment. */
@@ -43,6 +48,7 @@ export function planForTokens(sources: TokenPlanSources): DailyPlan {
         realtimeConnected: sources.realtimeConnected,
         projects: sources.projects.filter((p) => (owner.get(p.id) ?? first) === token.label),
         ...sources.settings,
+        ...(sources.rates === undefined ? {} : { rates: sources.rates }),
       };
     }),
   );

@@ -54,6 +54,13 @@ export const MIGRATIONS: readonly Migration[] = [
     open INTEGER
   );
   INSERT OR IGNORE INTO change_batch (id) VALUES (1);`,
+  // 9 -> 10: each polled item's change-rate evidence, kept across restarts (issue 35).
+  `CREATE TABLE IF NOT EXISTS change_rates (
+    item       TEXT PRIMARY KEY,
+    state      TEXT NOT NULL,
+    looked_at  TIMESTAMP,
+    updated_at TIMESTAMP NOT NULL
+  ) WITHOUT ROWID`,
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

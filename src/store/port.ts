@@ -5,6 +5,7 @@
  * implementations (`src/units/`) run where the connection is: on a store thread of its own for a
  * daemon's mirror, SQLite or PostgreSQL, or on the caller's thread for a connection it holds.
  */
+import type { ChangeRateRow } from './change-rates.js';
 import type {
   Project,
   RealtimeEvent,
@@ -202,6 +203,12 @@ export interface StatePort {
   set(key: string, value: unknown, at: string): Promise<void>;
   delete(key: string): Promise<void>;
   recordTimeZone(zone: string, nowMs: number): Promise<boolean>;
+  /** Every polled item's kept change-rate evidence (`change_rates`). */
+  changeRates(): Promise<ChangeRateRow[]>;
+  /** Keeps the items' change-rate evidence, stamped `at`. */
+  saveChangeRates(rows: ChangeRateRow[], at: string): Promise<void>;
+  /** Forgets the change-rate evidence of `keys`. */
+  deleteChangeRates(keys: string[]): Promise<void>;
 }
 
 /** What the daemon's plan, schedule and metrics read of the mirror; retention. */

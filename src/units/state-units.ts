@@ -1,4 +1,5 @@
 /** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone) as units. */
+import { ChangeRateRepository, type ChangeRateRow } from '../store/change-rates.js';
 import { DaemonStateRepository } from '../store/daemon-state.js';
 import type { MirrorHandle } from '../store/handle.js';
 import { recordTimeZone } from '../store/timezone.js';
@@ -6,11 +7,28 @@ import { recordTimeZone } from '../store/timezone.js';
 /** `daemon_state` over one connection. */
 export class StateUnits {
   private readonly state: DaemonStateRepository;
+  private readonly rates: ChangeRateRepository;
   private readonly mirror: MirrorHandle;
 
   constructor(mirror: MirrorHandle) {
     this.mirror = mirror;
     this.state = new DaemonStateRepository(mirror);
+    this.rates = new ChangeRateRepository(mirror);
+  }
+
+  /** Every polled item's kept change-rate evidence. */
+  changeRates(): Promise<ChangeRateRow[]> {
+    return this.rates.all();
+  }
+
+  /** Keeps the items' change-rate evidence, stamped `at`. */
+  saveChangeRates(rows: ChangeRateRow[], at: string): Promise<void> {
+    return this.rates.save(rows, at);
+  }
+
+  /** Forgets the change-rate evidence of `keys`. */
+  deleteChangeRates(keys: string[]): Promise<void> {
+    return this.rates.delete(keys);
   }
 
   /** The value saved under `key`, if any. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ForeignUseEstimator } from '../../src/budget/foreign.js';
-import { nextReset, planDay, pollCost, type PlanInput } from '../../src/budget/plan.js';
+import { nextReset, planDay, planTokens, pollCost, type PlanInput } from '../../src/budget/plan.js';
 
 const HOUR = 3_600_000;
 const start = Date.UTC(2026, 10, 21, 0, 0, 0);
@@ -61,6 +61,85 @@ describe('planDay', () => {
     const plan = planDay(input({ quotaRemaining: 30 }));
     expect(plan.plannedPollRequests).toBe(0);
     expect(plan.intervalMs).toBe(24 * HOUR);
+  });
+
+  it('allocates by change rate within the budget and the default bound', () => {
+    const rich = input({
+      quotaLimit: 5000,
+      quotaRemaining: 5000,
+      projects: [
+        { id: 'hot', taskCount: 100 },
+        { id: 'warm', taskCount: 100 },
+        { id: 'cold', taskCount: 1200 },
+      ],
+    });
+    const even = planDay(rich);
+    const rates = new Map([
+      ['hot', 100 / (24 * HOUR)],
+      ['warm', 25 / (24 * HOUR)],
+      ['cold', 0.01 / (24 * HOUR)],
+    ]);
+    const plan = planDay({ ...rich, rates });
+    const [hot, warm, cold] = plan.projects;
+    // The square-root rule: a quarter the rate at the same cost, twice the interval.
+    expect(warm!.intervalMs / hot!.intervalMs).toBeCloseTo(2, 2);
+    expect(cold!.intervalMs).toBe(plan.maxStalenessMs);
+    expect(plan.maxStalenessMs).toBe(3 * Math.ceil((24 * HOUR * 18) / 4000));
+    expect(plan.boundHeld).toBe(true);
+    expect(plan.plannedPollRequests).toBeLessThanOrEqual(4000);
+    expect(plan.plannedPollRequests).toBeGreaterThan(0.9 * even.plannedPollRequests);
+    expect(plan.expectedStalenessMs!).toBeLessThan(even.expectedStalenessMs!);
+    expect(hot!.ratePerHour).toBeCloseTo(100 / 24, 9);
+    expect(hot!.expectedStalenessMs).toBe(hot!.intervalMs / 2);
+    // Realtime up: every project reconciles alike, whatever the rates.
+    const connected = planDay({ ...rich, rates, realtimeConnected: true });
+    expect(new Set(connected.projects.map((p) => p.intervalMs))).toEqual(new Set([HOUR]));
+  });
+
+  it('spends what is left on the busy project near the reset, keeping the largest poll back', () => {
+    const rates = new Map([
+      ['a', 100 / (24 * HOUR)],
+      ['b', 0.1 / (24 * HOUR)],
+    ]);
+    // 20 requests past the reserve, 2 hours to the reset; polls cost 5 (a) and 7 (b).
+    const late = input({ now: start + 22 * HOUR, quotaRemaining: 60, rates });
+    const plan = planDay(late);
+    const [a, b] = plan.projects;
+    expect(a!.intervalMs).toBeLessThan(2 * HOUR);
+    expect(b!.intervalMs).toBeGreaterThan(2 * HOUR);
+    expect(plan.plannedPollRequests).toBeGreaterThan(0);
+    expect(plan.plannedPollRequests).toBeLessThanOrEqual(20 - 7);
+    // With less than the largest poll past the reserve, nothing more is planned.
+    const spent = planDay(input({ now: start + 22 * HOUR, quotaRemaining: 46, rates }));
+    expect(spent.plannedPollRequests).toBe(0);
+  });
+
+  it('says when the budget cannot hold a --max-staleness bound, and polls alike', () => {
+    const rates = new Map([
+      ['a', 10 / (24 * HOUR)],
+      ['b', 1 / (24 * HOUR)],
+    ]);
+    const plan = planDay(input({ rates, maxStalenessMs: HOUR }));
+    expect(plan.boundHeld).toBe(false);
+    expect(plan.projects[0]!.intervalMs).toBe(plan.projects[1]!.intervalMs);
+    expect(plan.plannedPollRequests).toBeLessThanOrEqual(160);
+  });
+
+  it("joins the tokens' bounds: the longest, held only when every token holds its own", () => {
+    const rates = new Map([
+      ['a', 10 / (24 * HOUR)],
+      ['b', 1 / (24 * HOUR)],
+    ]);
+    const joined = planTokens([
+      { ...input({ rates, projects: [{ id: 'a', taskCount: 100 }] }), token: 't1' },
+      {
+        ...input({ rates, maxStalenessMs: HOUR / 6, projects: [{ id: 'b', taskCount: 100 }] }),
+        token: 't2',
+      },
+    ]);
+    expect(joined.boundHeld).toBe(false);
+    expect(joined.maxStalenessMs).toBeGreaterThan(HOUR / 6);
+    expect(joined.projects.map((p) => p.token)).toEqual(['t1', 't2']);
   });
 
   it('finds the next reset of a quota day', () => {

@@ -99,6 +99,7 @@ describe('the common options', () => {
       'changes-retention-days': '7',
       'token-refused-minutes': '10',
       'checkpoint-blocked-minutes': '10',
+      'max-staleness': '6h',
       'item-retry-window-ms': '1000',
       'stall-ms': '60000',
       'deadline-ms': '60000',

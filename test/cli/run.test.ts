@@ -131,6 +131,18 @@ describe('projmirror run', () => {
     expect(sim.requestLog.count()).toBe(0);
   });
 
+  it('exits 2 naming a bad --max-staleness, before any request', async () => {
+    const sim = await startTestSimulator({ tokens: [TOKEN] });
+    for (const value of ['soon', '30s', '0m']) {
+      const ended = await startCli([...runArgs(sim).args, '--max-staleness', value]).ended;
+      expect(ended.code).toBe(2);
+      expect(ended.stderr.trim()).toBe(
+        `projmirror: --max-staleness "${value}" is not a duration of a minute or more (say 45m, 6h or 1d)`,
+      );
+    }
+    expect(sim.requestLog.count()).toBe(0);
+  });
+
   it('exits 2 naming a bad reconcile time zone, from the flag or the environment', async () => {
     const sim = await startTestSimulator({ tokens: [TOKEN] });
     const flag = await startCli([...runArgs(sim).args, '--reconcile-timezone', 'Mars/Olympus'])

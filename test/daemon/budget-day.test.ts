@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../fixtures/clock.js';
 import { startTestSimulator } from '../fixtures/sim.js';
-import { startTestDaemon } from './fixtures.js';
+import { settle, startTestDaemon } from './fixtures.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 
 const HOUR = 3_600_000;
 const TOKEN = 'glt_test_daemon_budget';
-
-/** Waits (real time) until the daemon's requests are answered and its loops sleep again. */
-async function settle(clock: FakeClock, sim: Simulator, sleepers: number): Promise<void> {
-  let last = -1;
-  let stable = 0;
-  while (stable < 3) {
-    await new Promise((resolve) => setTimeout(resolve, 4));
-    const count = sim.requestLog.count();
-    stable = count === last && clock.pendingSleeps >= sleepers ? stable + 1 : 0;
-    last = count;
-  }
-}
 
 /** Each project's last consistent pass. */
 function lastPasses(db: import('better-sqlite3').Database): Map<string, number> {

@@ -45,6 +45,22 @@ export async function startTestDaemon(
   return { daemon, db };
 }
 
+/** Waits (real time) until the daemon's requests are answered and `sleepers` loops sleep again. */
+export async function settle(
+  clock: { pendingSleeps: number },
+  sim: Simulator,
+  sleepers: number,
+): Promise<void> {
+  let last = -1;
+  let stable = 0;
+  while (stable < 3) {
+    await new Promise((resolve) => setTimeout(resolve, 4));
+    const count = sim.requestLog.count();
+    stable = count === last && clock.pendingSleeps >= sleepers ? stable + 1 : 0;
+    last = count;
+  }
+}
+
 /** Polls `check` every 10 ms (real time) until it returns true, or fails after `timeoutMs`. */
 export async function eventually(
   check: () => boolean | Promise<boolean>,

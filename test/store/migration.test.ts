@@ -252,3 +252,29 @@ describe('migration 6 -> 7', () => {
     }
   });
 });
+
+describe('migration 9 -> 10', () => {
+  it('adds change_rates, where the daemon keeps its change-rate estimates', () => {
+    const file = join(tempDir(), 'v9.sqlite');
+    openDatabase(file).close();
+    const db = new Database(file);
+    db.exec('DROP TABLE change_rates');
+    db.pragma('user_version = 9');
+    db.close();
+    const migrated = openDatabase(file);
+    try {
+      expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      migrated
+        .prepare(
+          `INSERT INTO change_rates (item, state, looked_at, updated_at)
+           VALUES ('p1', '{}', '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z')`,
+        )
+        .run();
+      expect(migrated.prepare('SELECT item, looked_at FROM change_rates').all()).toEqual([
+        { item: 'p1', looked_at: '2026-11-01T10:00:00.000Z' },
+      ]);
+    } finally {
+      migrated.close();
+    }
+  });
+});

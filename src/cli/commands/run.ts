@@ -43,6 +43,7 @@ export const body: CommandBody = {
       'token-refused-minutes',
       'checkpoint-blocked-minutes',
       'on-conflict',
+      'max-staleness',
     ]),
   handler: async (args) => {
     const checked = checkRunOptions(args);
@@ -67,6 +68,7 @@ export const body: CommandBody = {
       changesRetentionDays: checked.changesRetentionDays,
       checkpointBlockedMs: checked.checkpointBlockedMs,
       onConflict: onConflictOf(args),
+      ...(checked.maxStalenessMs === undefined ? {} : { maxStalenessMs: checked.maxStalenessMs }),
     });
     const stopped = waitForStop(args, logger);
     let failure: unknown;
@@ -212,6 +214,7 @@ function checkRunOptions(args: Record<string, unknown>) {
       `--checkpoint-blocked-minutes ${String(args['checkpointBlockedMinutes'])} is not a positive number of minutes`,
     );
   }
+  const maxStaleness = args['maxStaleness'];
   return {
     checkpointBlockedMs: blocked * 60_000,
     reconcileCron,
@@ -221,7 +224,25 @@ function checkRunOptions(args: Record<string, unknown>) {
     metricsPort,
     metricsHost,
     tokenRefusedMs: minutes * 60_000,
+    maxStalenessMs: maxStaleness === undefined ? undefined : parseStaleness(String(maxStaleness)),
   };
+}
+
+/** Milliseconds per unit of `--max-staleness`. */
+const STALENESS_UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** The shortest bound: the plan never polls a project more often than once a minute anyway. */
+const MIN_MAX_STALENESS_MS = 60_000;
+
+/** `--max-staleness` as ms: a number with a unit (`45m`, `6h`, `1d`), at least a minute. */
+function parseStaleness(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)([mhd])$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * (STALENESS_UNITS_MS[match[2]!] ?? NaN) : NaN;
+  if (!(ms >= MIN_MAX_STALENESS_MS)) {
+    throw new UsageError(
+      `--max-staleness ${JSON.stringify(value)} is not a duration of a minute or more (say 45m, 6h or 1d)`,
+    );
+  }
+  return ms;
 }
 
 /** Resolves on SIGTERM or SIGINT; reloads the config file's log level on SIGHUP. */

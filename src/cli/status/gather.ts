@@ -30,6 +30,12 @@ export interface ProjectStatus {
   lastError: string | null;
   /** When the daemon plans to poll it next, if a daemon has run. */
   nextPollAt: string | null;
+  /** Its estimated changes per hour, as the plan last used them (null: not planned by rate). */
+  changesPerHour: number | null;
+  /** The interval the plan polls it at. */
+  pollIntervalSeconds: number | null;
+  /** The mean wait of one of its changes until a poll sees it: half that interval. */
+  expectedStalenessSeconds: number | null;
   /** The label of the token it is read through, as last saved. */
   token: string | null;
   /** On a PostgreSQL mirror shared by daemons: the daemon holding its lease (`host:pid`). */
@@ -77,6 +83,12 @@ export interface PlanStatus {
   reserve: number;
   foreignRequests: number;
   stalenessBoundSeconds: number;
+  /** The bound no project's interval passes (`--max-staleness`), when the plan allocates by rate. */
+  maxStalenessSeconds: number | null;
+  /** Whether the budget affords that bound (false: every project is polled alike, more slowly). */
+  boundHeld: boolean | null;
+  /** The mean wait of a change until a poll sees it, over the projects, weighted by their rates. */
+  expectedStalenessSeconds: number | null;
 }
 
 /** Everything `status` shows, as `--json` prints it. */
@@ -102,6 +114,13 @@ interface SavedPlan {
   reserve: number;
   foreignRequests: number;
   stalenessBoundMs: number;
+  maxStalenessMs?: number;
+  boundHeld?: boolean;
+  expectedStalenessMs?: number;
+  projects?: Record<
+    string,
+    { intervalMs: number; expectedStalenessMs: number; ratePerHour?: number }
+  >;
   next?: Record<string, number>;
   tokens?: { token: string; intervalMs: number }[];
 }
@@ -135,6 +154,7 @@ export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<S
       lastChangeAt: s?.lastChangeAt ?? null,
       lastError: s?.lastError ?? null,
       nextPollAt: iso(plan?.next?.[row.id]),
+      ...projectPlan(plan?.projects?.[row.id]),
       token: routing?.projects[row.id] ?? null,
       ...(daemons === undefined ? {} : { heldBy: holders.get(row.id) ?? null }),
     };
@@ -155,11 +175,26 @@ export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<S
           reserve: plan.reserve,
           foreignRequests: plan.foreignRequests,
           stalenessBoundSeconds: Math.round(plan.stalenessBoundMs / 1000),
+          maxStalenessSeconds: seconds(plan.maxStalenessMs),
+          boundHeld: plan.boundHeld ?? null,
+          expectedStalenessSeconds: seconds(plan.expectedStalenessMs),
         }
       : null,
     startup: (await state.get<StartupState>(STATE_KEYS.startup)) ?? null,
     outbox: await new OutboxRepository(mirror).summary(now),
     ...(daemons === undefined ? {} : { daemons }),
+  };
+}
+
+/** A project's place in the saved plan, as `status` shows it. */
+function projectPlan(
+  saved: { intervalMs: number; expectedStalenessMs: number; ratePerHour?: number } | undefined,
+): Pick<ProjectStatus, 'changesPerHour' | 'pollIntervalSeconds' | 'expectedStalenessSeconds'> {
+  return {
+    changesPerHour:
+      saved?.ratePerHour === undefined ? null : Math.round(saved.ratePerHour * 100) / 100,
+    pollIntervalSeconds: seconds(saved?.intervalMs),
+    expectedStalenessSeconds: seconds(saved?.expectedStalenessMs),
   };
 }
 

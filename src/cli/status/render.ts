@@ -50,6 +50,27 @@ function tokenLine(token: TokenStatus): string {
   );
 }
 
+/** How often the plan polls: one interval for all, or the interval alike polls would have. */
+function pollWords(plan: NonNullable<StatusReport['plan']>): string {
+  const every = humanDuration(plan.intervalSeconds);
+  return plan.maxStalenessSeconds === null
+    ? `poll every ${every}`
+    : `poll each project by its change rate (every ${every} if all were alike)`;
+}
+
+/** The allocation by change rate: the bound, whether it holds, the expected staleness. */
+function allocationLine(plan: NonNullable<StatusReport['plan']>): string {
+  const held = plan.boundHeld === false ? ' (NOT held: the budget polls every project alike)' : '';
+  const expected =
+    plan.expectedStalenessSeconds === null
+      ? ''
+      : `; a change waits ${humanDuration(plan.expectedStalenessSeconds)} on average`;
+  return (
+    `polls by change rate: no project waits longer than ` +
+    `${humanDuration(plan.maxStalenessSeconds ?? 0)}${held}${expected}`
+  );
+}
+
 /** The whole status as lines of text. */
 export function renderStatus(report: StatusReport): string {
   const lines: string[] = [];
@@ -61,6 +82,9 @@ export function renderStatus(report: StatusReport): string {
     'last pass',
     'staleness',
     'next poll',
+    'changes/h',
+    'polled every',
+    'expected staleness',
     'token',
     ...(report.daemons === undefined ? [] : ['daemon']),
     'problem',
@@ -76,6 +100,9 @@ export function renderStatus(report: StatusReport): string {
     p.lastPassAt ?? 'never',
     p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
     p.nextPollAt ?? '-',
+    p.changesPerHour === null ? '-' : String(p.changesPerHour),
+    p.pollIntervalSeconds === null ? '-' : humanDuration(p.pollIntervalSeconds),
+    p.expectedStalenessSeconds === null ? '-' : humanDuration(p.expectedStalenessSeconds),
     p.token ?? '-',
     ...(report.daemons === undefined ? [] : [p.heldBy ?? '-']),
     printable(p.lastError ?? ''),
@@ -89,10 +116,11 @@ export function renderStatus(report: StatusReport): string {
   const plan = report.plan;
   if (plan) {
     lines.push(
-      `plan (${plan.computedAt}): poll every ${humanDuration(plan.intervalSeconds)}, ` +
+      `plan (${plan.computedAt}): ${pollWords(plan)}, ` +
         `${plan.plannedPollRequests} poll requests planned to the reset, ${plan.reserve} reserved for pushes and refreshes, ` +
         `${plan.foreignRequests} expected from other clients; staleness bound ${humanDuration(plan.stalenessBoundSeconds)}`,
     );
+    if (plan.maxStalenessSeconds !== null) lines.push(allocationLine(plan));
   } else {
     lines.push('plan: none yet (the daemon has not run)');
   }

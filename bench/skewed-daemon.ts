@@ -1,0 +1,173 @@
+/**
+ * Benchmark 10, the daemon's side: the real daemon (plan, poll scheduler, governor, store thread)
+ * polling only, through one token, against the simulator at the spec's limits on a manual clock,
+ * over one seeded skewed day (`skewed-workload.ts`): renames, creates, deletes and new resources
+ * made on the simulator at their instants, each change's staleness the simulated time until the
+ * mirror shows it. The mirror is synced cold just before the quota day starts.
+ */
+import { ManualClock } from '../src/domain/index.js';
+import { startSimulator, type Simulator } from '../src/sim/index.js';
+import { createBenchDaemon } from './daemon.js';
+import { settle } from './day-daemon.js';
+import { pause, since } from './harness.js';
+import type { ModelOutcome } from './poll-model.js';
+import { DAY_MS, PAGE_TASKS, type ModelDay, type ModelChange } from './skewed-workload.js';
+
+const TOKEN = 'glt_bench_skewed_day_token';
+/** The cold sync runs this long before the quota day (about 560 requests at 60 a minute). */
+const WARM_UP_MS = 20 * 60_000;
+/** The outbox is empty all day: check it rarely. */
+const OUTBOX_IDLE_MS = 6 * 3_600_000;
+/** Idle, the daemon sleeps in the poll scheduler, the outbox pusher and the daily schedule. */
+const IDLE_SLEEPERS = 3;
+
+/** A change made on the simulator, and how the mirror shows it. */
+interface Made {
+  change: ModelChange;
+  /** True once the mirror shows it. */
+  landed: () => boolean;
+  landedAt?: number;
+}
+
+/** What the daemon did over the day, as the model reports it, and the real time it took. */
+export interface DaemonDayOutcome extends ModelOutcome {
+  rateLimited: number;
+  /** Requests in each hour of the day. */
+  hourly: number[];
+  realMs: number;
+}
+
+/** Runs the daemon over `day`, polling by change rate or (`byRate` false) every project alike. */
+export async function skewedDaemonDay(day: ModelDay, byRate: boolean): Promise<DaemonDayOutcome> {
+  const started = performance.now();
+  const clock = new ManualClock(day.start - WARM_UP_MS);
+  const sim = await startSimulator({
+    clock,
+    seed: 10,
+    projects: day.projects.length,
+    tasks: day.projects.map((p) => p.tasks),
+    tokens: [TOKEN],
+    dayEpochMs: day.start,
+  });
+  const bench = await createBenchDaemon(sim, {
+    clock,
+    realtime: false,
+    daemon: { outboxIdleMs: OUTBOX_IDLE_MS, pollByRate: byRate },
+  });
+  const workload = { clock, sim };
+  const end = day.start + DAY_MS;
+  const db = bench.mirror.db;
+  const taskName = db.prepare('SELECT name FROM tasks WHERE id = ?').pluck();
+  const passes = db.prepare('SELECT project_id, last_pass_at FROM sync_state').raw();
+  let worstGapOverBound = -Infinity;
+  /** The longest wait since a project's last pass, past its bound (the plan's, and its poll's length). */
+  const noteGaps = () => {
+    if (clock.now() < day.start) return;
+    const plan = bench.daemon.plan();
+    const cost = new Map(plan.projects.map((p) => [p.projectId, p.pollCost]));
+    const bound = plan.maxStalenessMs ?? plan.intervalMs;
+    for (const [id, at] of passes.all() as [string, string][]) {
+      const since = clock.now() - Math.max(day.start, Date.parse(at));
+      worstGapOverBound = Math.max(worstGapOverBound, since - bound - (cost.get(id) ?? 0) * 1_000);
+    }
+  };
+  const resourceName = db.prepare('SELECT name FROM resources WHERE id = ?').pluck();
+  const ids = sim.service.listProjects().map((project) => project.id);
+  const made: Made[] = [];
+  let next = 0;
+  let running = false;
+  try {
+    let failure: unknown;
+    bench.daemon.start().then(
+      () => (running = true),
+      (error: unknown) => (failure = error),
+    );
+    while (clock.now() < end) {
+      await settle(workload, running ? IDLE_SLEEPERS : IDLE_SLEEPERS - 1);
+      if (failure !== undefined) throw failure;
+      for (const m of made) if (m.landedAt === undefined && m.landed()) m.landedAt = clock.now();
+      noteGaps();
+      const change = day.changes[next];
+      clock.stepTo(Math.min(clock.nextWakeAt ?? end, change?.at ?? end, end));
+      // Before the woken poll runs: the wait its project had.
+      noteGaps();
+      while (day.changes[next] !== undefined && day.changes[next]!.at <= clock.now()) {
+        const c = day.changes[next]!;
+        made.push(make(sim, ids[c.project]!, c, next, { taskName, resourceName }));
+        next += 1;
+      }
+      await pause(0);
+    }
+    await settle(workload, IDLE_SLEEPERS);
+    for (const m of made) if (m.landedAt === undefined && m.landed()) m.landedAt = clock.now();
+    return { ...outcome(day, made, sim, end, started), worstGapOverBound };
+  } finally {
+    await bench.stop();
+    await sim.close();
+  }
+}
+
+/** Makes `change` on the simulator; the test of whether the mirror shows it. */
+function make(
+  sim: Simulator,
+  projectId: string,
+  change: ModelChange,
+  n: number,
+  mirror: {
+    taskName: { get(id: string): unknown };
+    resourceName: { get(id: string): unknown };
+  },
+): Made {
+  const name = `change ${n}`;
+  if (change.kind === 'side') {
+    const resource = sim.service.createResource(projectId, { name });
+    return { change, landed: () => mirror.resourceName.get(resource.id) === name };
+  }
+  if (change.kind === 'create') {
+    const task = sim.service.createTask(projectId, { name });
+    return { change, landed: () => mirror.taskName.get(task.id) === name };
+  }
+  const tasks = sim.service.listTasks(projectId);
+  const first = Math.min(change.page * PAGE_TASKS, tasks.length - 1);
+  const last = Math.min(first + PAGE_TASKS, tasks.length) - 1;
+  const task = tasks[first + ((n * 7919) % Math.max(1, last - first + 1))]!;
+  if (change.kind === 'delete') {
+    sim.service.deleteTask(task.id);
+    return { change, landed: () => mirror.taskName.get(task.id) === undefined };
+  }
+  sim.service.updateTask(task.id, { name });
+  return { change, landed: () => mirror.taskName.get(task.id) === name };
+}
+
+function outcome(
+  day: ModelDay,
+  made: readonly Made[],
+  sim: Simulator,
+  end: number,
+  started: number,
+): DaemonDayOutcome {
+  const waits = made.map((m) => (m.landedAt ?? end) - m.change.at).sort((a, b) => a - b);
+  const inDay = (extra: (status: number) => boolean) =>
+    sim.requestLog.count({
+      where: (e) =>
+        e.route !== 'realtime' && e.time >= day.start && e.time < end && extra(e.status),
+    });
+  return {
+    requests: inDay(() => true),
+    rateLimited: inDay((status) => status === 429),
+    hourly: Array.from({ length: 24 }, (_, hour) =>
+      sim.requestLog.count({
+        where: (e) =>
+          e.route !== 'realtime' &&
+          e.time >= day.start + hour * 3_600_000 &&
+          e.time < day.start + (hour + 1) * 3_600_000,
+      }),
+    ),
+    meanStalenessMs: waits.reduce((a, b) => a + b, 0) / Math.max(1, waits.length),
+    p95StalenessMs: waits[Math.min(waits.length - 1, Math.floor(0.95 * waits.length))] ?? 0,
+    unseen: made.filter((m) => m.landedAt === undefined).length,
+    worstGapOverBound: Number.NaN,
+    kept: [],
+    realMs: since(started),
+  };
+}
