@@ -157,11 +157,7 @@ export class Daemon {
       ...optional('probeMs', options.storeProbeMs),
       onBack: () => this.storeBack(),
     });
-    this.disk = new DiskWatch(
-      this.clock,
-      this.logger,
-      options.diskFullRetryMs ?? DISK_FULL_RETRY_MS,
-    );
+    this.disk = new DiskWatch(this.clock, this.logger);
     this.walWatch = new WalWatch({
       store: this.store,
       logger: this.logger,
@@ -259,7 +255,6 @@ export class Daemon {
         return;
       }
       await this.applier.applyEvent(event);
-      this.disk.wrote();
     } catch (error) {
       if (error instanceof MalformedResponseError) {
         this.freshness.stale(event.projectId);
@@ -281,7 +276,7 @@ export class Daemon {
     if (isDiskFull(error)) {
       // The write probe writes nothing and answers on a full disk: retried once a minute.
       this.disk.refused(error);
-      const at = this.clock.now() + (this.options.diskFullRetryMs ?? DISK_FULL_RETRY_MS);
+      const at = this.clock.now() + this.diskFullRetryMs;
       for (const projectId of projectIds) this.scheduler.dueAt(projectId, at);
       return;
     }
@@ -304,6 +299,11 @@ export class Daemon {
   /** `checkpoint blocked for 14 min` while a reader has blocked the log's checkpoints too long. */
   walBlocked(): string | undefined {
     return this.walWatch.blocked();
+  }
+
+  /** While the disk is full, how long before a project whose write it refused is passed again. */
+  private get diskFullRetryMs(): number {
+    return this.options.diskFullRetryMs ?? DISK_FULL_RETRY_MS;
   }
 
   /** True while the database's disk is full (see `DiskWatch`). */
@@ -618,7 +618,11 @@ export class Daemon {
       this.freshness.passed(result.projectId, result.startedAt);
     }
     if (result.ok) this.disk.wrote();
-    else if (result.errorCode === DISK_FULL) this.disk.refused(result.error);
+    else if (result.errorCode === DISK_FULL) {
+      // Tried again within a minute, whatever the failed-pass backoff has grown to.
+      this.disk.refused(result.error);
+      this.scheduler.dueAt(result.projectId, this.clock.now() + this.diskFullRetryMs);
+    }
   }
 
   private setRealtime(connected: boolean): void {

@@ -1,7 +1,8 @@
 /**
  * A full disk is a state, like a locked database: it begins when a write is refused for it
- * (`isDiskFull`), and ends when a write succeeds with none refused for `quietMs` (a nearly full
- * disk takes small writes and refuses larger ones: it stays full until the refusals stop). One warning when it begins, at most one a
+ * (`isDiskFull`), and ends when a pass commits (`wrote`): a nearly full disk takes an event's
+ * few pages and refuses larger writes, so only a pass's commit says there is room again; every
+ * project whose write was refused is passed again within `DISK_FULL_RETRY_MS`. One warning when it begins, at most one a
  * minute while it lasts (with the writes refused meanwhile), one line when it ends; `/healthz`
  * answers 503 with `"disk": "full"` meanwhile, and a metric counts the writes refused.
  */
@@ -20,18 +21,15 @@ export const DISK_FULL_RETRY_MS = 60_000;
 export class DiskWatch {
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly quietMs: number;
-  private lastRefusedAt = 0;
   private fullSince: number | undefined;
   private lastWarnAt = 0;
   private refusedSinceWarn = 0;
   /** Writes refused for a full disk since the daemon started. */
   refusedTotal = 0;
 
-  constructor(clock: Clock, logger: Logger, quietMs = DISK_FULL_RETRY_MS) {
+  constructor(clock: Clock, logger: Logger) {
     this.clock = clock;
     this.logger = logger;
-    this.quietMs = quietMs;
   }
 
   /** True while the last write met a full disk. */
@@ -42,7 +40,6 @@ export class DiskWatch {
   /** A write was refused for a full disk (`error`). */
   refused(error: unknown): void {
     const now = this.clock.now();
-    this.lastRefusedAt = now;
     this.refusedTotal += 1;
     this.refusedSinceWarn += 1;
     if (this.fullSince === undefined) {
@@ -53,10 +50,9 @@ export class DiskWatch {
     }
   }
 
-  /** A write succeeded: the disk has room again, if it had none and refused nothing lately. */
+  /** A pass committed: the disk has room again, if it had none. */
   wrote(): void {
     if (this.fullSince === undefined) return;
-    if (this.clock.now() - this.lastRefusedAt < this.quietMs) return;
     const fullMs = this.clock.now() - this.fullSince;
     this.fullSince = undefined;
     this.logger.info({ fullMs, refused: this.refusedSinceWarn }, 'the disk has room again');
