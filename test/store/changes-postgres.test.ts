@@ -7,6 +7,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ChangesRepository } from '../../src/store/changes.js';
 import { openMirror } from '../../src/store/open.js';
+import { runCli } from '../fixtures/cli.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 
 let server: PgServer;
@@ -172,5 +173,47 @@ describe('the change feed on PostgreSQL', () => {
     } finally {
       handle.close();
     }
+  });
+
+  it('projmirror changes reads it as NDJSON, and exits 4 below what retention pruned', async () => {
+    const { url, client } = await mirror();
+    const db = await client();
+    await db.query(
+      `INSERT INTO projects (id, name, data, synced_at) VALUES ('p_1', 'P', '{"id":"p_1"}', now())`,
+    );
+    for (const id of ['t_1', 't_2', 't_3']) await db.query(TASK(id, id));
+    const all = await runCli(['changes', '--db', url]);
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    const lines = all.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Row);
+    expect(lines.map((l) => [l.seq, l.entity_id, l.op])).toEqual([
+      [1, 'p_1', 'insert'],
+      [2, 't_1', 'insert'],
+      [3, 't_2', 'insert'],
+      [4, 't_3', 'insert'],
+    ]);
+    expect(lines[1]!.data).toEqual({ id: 't_1', name: 't_1' });
+
+    await db.query(`UPDATE changes SET committed_at = now() - interval '40 days' WHERE seq <= 2`);
+    const handle = await openMirror({ db: url }, 'write');
+    try {
+      expect(await new ChangesRepository(handle).prune(Date.now(), 30)).toBe(2);
+    } finally {
+      handle.close();
+    }
+    const expired = await runCli(['changes', '--db', url, '--since', '1']);
+    expect(expired.code).toBe(4);
+    expect(expired.stderr.trim().split('\n')).toEqual([
+      'projmirror: --since 1 is older than the changes retention kept (the oldest change kept is seq 3): re-read the tables, then continue with --since 2',
+    ]);
+    const rest = await runCli(['changes', '--db', url, '--since', '2', '--limit', '1']);
+    expect(
+      rest.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as Row).seq),
+    ).toEqual([3]);
   });
 });

@@ -39,4 +39,27 @@ describe('MirrorFacts', () => {
     expect(await facts.pruneHistory(now, 365)).toBe(2);
     expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(2);
   });
+
+  it('prunes the change feed older than its retention, a prefix by seq, and notes how far', async () => {
+    const { db, facts } = seeded();
+    // The seeded projects wrote two changes; then three tasks, two of them written 31 days ago.
+    const task = db.prepare(
+      `INSERT INTO tasks (id, project_id, data, synced_at) VALUES (?, 'p_1', '{}', ?)`,
+    );
+    for (const id of ['t_1', 't_2', 't_3']) task.run(id, iso(now));
+    const seqs = db.prepare('SELECT seq FROM changes ORDER BY seq').pluck().all() as number[];
+    expect(seqs).toHaveLength(5);
+    db.prepare('UPDATE changes SET committed_at = ? WHERE seq <= ?').run(
+      iso(now - 31 * DAY),
+      seqs[3],
+    );
+    db.prepare('UPDATE changes SET committed_at = ? WHERE seq > ?').run(iso(now - DAY), seqs[3]);
+    expect(await facts.pruneChanges(now, 30)).toBe(4);
+    expect(db.prepare('SELECT seq FROM changes').pluck().all()).toEqual([seqs[4]]);
+    const { ChangesRepository } = await import('../../src/store/changes.js');
+    expect(await new ChangesRepository(db).prunedThrough()).toBe(seqs[3]);
+    // Nothing older left: nothing pruned, the horizon kept.
+    expect(await facts.pruneChanges(now, 30)).toBe(0);
+    expect(await new ChangesRepository(db).prunedThrough()).toBe(seqs[3]);
+  });
 });

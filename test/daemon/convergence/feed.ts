@@ -131,7 +131,7 @@ async function inSnapshot<T>(db: Db, work: () => Promise<T>): Promise<T> {
 }
 
 /** One consumer: its copy, its cursor, the `seq`s it read and what went wrong. */
-class Consumer {
+export class Consumer {
   readonly seen: number[] = [];
   readonly problems: string[] = [];
 
