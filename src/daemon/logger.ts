@@ -113,10 +113,30 @@ const PLAIN_LEVELS: Readonly<Record<string, string>> = {
   trace: 'debug: ',
 };
 
+/** Fields a plain line says in its own words, or never (pino's own). */
+const PLAIN_SAID = new Set([
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'msg',
+  'subsystem',
+  'service',
+  'projectId',
+  'tokenLabel',
+  'item',
+  'op',
+  'err',
+  'error',
+  'reason',
+  'code',
+]);
+
 /**
  * A JSON line as a person reads it: `projmirror: warning: project p_1: pass failed: <error>`.
- * The level (info says none), the project or token it concerns, the message and its error; the
- * other fields are for `--log-format json`.
+ * The level (info says none), the project or token it concerns, the message and its error; at
+ * debug, the other fields follow as `key=value` (`route=listTasks status=200`), since a debug line
+ * is read for them; above it they are for `--log-format json`.
  */
 export function plainLine(json: string): string {
   let entry: Record<string, unknown>;
@@ -135,7 +155,18 @@ export function plainLine(json: string): string {
   ].join('');
   const error = text('err') ?? text('error') ?? text('reason') ?? text('code');
   const message = `${text('msg') ?? ''}${error === undefined ? '' : `: ${error}`}`;
-  return `projmirror: ${PLAIN_LEVELS[text('level') ?? 'info'] ?? ''}${subject}${message}\n`;
+  const level = text('level') ?? 'info';
+  const details =
+    level === 'debug' || level === 'trace'
+      ? Object.entries(entry)
+          .filter(([key, value]) => !PLAIN_SAID.has(key) && value !== undefined)
+          .map(
+            ([key, value]) =>
+              ` ${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+          )
+          .join('')
+      : '';
+  return `projmirror: ${PLAIN_LEVELS[level] ?? ''}${subject}${message}${details}\n`;
 }
 
 function plainLines(destination: DestinationStream): DestinationStream {
