@@ -6,7 +6,13 @@
  * benchmark 6b's even day (10e). Then the model's figures over six seeded days (10b-10d, 10f).
  */
 import { defaultMaxStaleness, planDay, pollCost } from '../src/budget/index.js';
-import { modelFigures } from './allocation-model.js';
+import {
+  DAY_START,
+  modelFigures,
+  TARGET_EVEN_DAY,
+  TARGET_ORACLE,
+  TARGET_UNIFORM,
+} from './allocation-model.js';
 import { duration, num, type Figure } from './figure.js';
 import { MODEL_QUOTA, pageSchedule } from './poll-model.js';
 import { skewedDaemonDay, type DaemonDayOutcome } from './skewed-daemon.js';
@@ -22,10 +28,6 @@ import {
 
 /** The seed of the daemon's day (its projects, and the day's changes from `SEED * 10 + 1`). */
 const SEED = 35;
-const DAY_START = Date.UTC(2026, 10, 23);
-const TARGET_UNIFORM = 0.4;
-const TARGET_ORACLE = 1.3;
-const TARGET_EVEN_DAY = 1.05;
 
 /** Runs benchmark 10; returns its figures. */
 export async function allocationBenchmarks(): Promise<Figure[]> {
