@@ -254,39 +254,13 @@ export function createDaemon(options: DaemonOptions): Daemon {
     },
     pruneHistory: () => pruneRetained(store.facts, clock, logger, options),
   });
-  const refusal = new TokenRefusalWatch(
-    clock,
-    options.tokenRefusedMs ?? Infinity,
-    (reason) => options.onTokenRefused?.(reason),
-    engine.tokens().map((token) => token.label),
-  );
-  engine.onResponse((metric) => refusal.observe(metric));
-  const metricsSources: MetricsSources = {
-    ...engineMetricsSources(
-      engine,
-      () => realtimeStatus.connected,
-      () => walWatch.state(),
-      () => ({ full: disk.full, refusedTotal: disk.refusedTotal }),
-    ),
-    pollPlan: () =>
-      planner.plan().projects.map((p) => ({
-        projectId: p.projectId,
-        ratePerHour: p.ratePerHour,
-        intervalMs: p.intervalMs,
-        expectedStalenessMs: p.expectedStalenessMs,
-      })),
-  };
-  const health = daemonHealth({
-    refusal,
+  const { refusal, metricsSources, endpoint } = observers(options, {
+    planner,
+    realtimeStatus,
     storeWatch,
     walWatch,
     disk,
-    realtime: realtimeStatus,
-    realtimeConfigured: options.realtime !== undefined,
   });
-  const endpoint = options.metrics
-    ? metricsEndpoint(options, options.metrics, metricsSources, health)
-    : undefined;
   return new Daemon({
     clock,
     logger,
@@ -314,6 +288,53 @@ export function createDaemon(options: DaemonOptions): Daemon {
     metricsSources,
     endpoint,
   });
+}
+
+/** The parts that watch the daemon from outside: token refusals, `/metrics` and `/healthz`. */
+function observers(
+  options: DaemonOptions,
+  parts: {
+    planner: Planner;
+    realtimeStatus: RealtimeStatus;
+    storeWatch: StoreWatch;
+    walWatch: WalWatch;
+    disk: DiskWatch;
+  },
+) {
+  const { engine } = options;
+  const { planner, realtimeStatus, walWatch, disk } = parts;
+  const refusal = new TokenRefusalWatch(
+    engine.clock,
+    options.tokenRefusedMs ?? Infinity,
+    (reason) => options.onTokenRefused?.(reason),
+    engine.tokens().map((token) => token.label),
+  );
+  engine.onResponse((metric) => refusal.observe(metric));
+  const metricsSources: MetricsSources = {
+    ...engineMetricsSources(
+      engine,
+      () => realtimeStatus.connected,
+      () => walWatch.state(),
+      () => ({ full: disk.full, refusedTotal: disk.refusedTotal }),
+    ),
+    pollPlan: () =>
+      planner.plan().projects.map((p) => ({
+        projectId: p.projectId,
+        ratePerHour: p.ratePerHour,
+        intervalMs: p.intervalMs,
+        expectedStalenessMs: p.expectedStalenessMs,
+      })),
+  };
+  const health = daemonHealth({
+    ...parts,
+    refusal,
+    realtime: realtimeStatus,
+    realtimeConfigured: options.realtime !== undefined,
+  });
+  const endpoint = options.metrics
+    ? metricsEndpoint(options, options.metrics, metricsSources, health)
+    : undefined;
+  return { refusal, metricsSources, endpoint };
 }
 
 /** `/metrics` over `sources`, recording every response of the service, and `/healthz`. */
