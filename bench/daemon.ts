@@ -1,5 +1,6 @@
 /** The daemon as `projmirror run` wires it, against a simulator, for benchmarks 4 and 6. */
-import { Daemon, type DaemonOptions } from '../src/daemon/daemon.js';
+import { createDaemon, type DaemonOptions } from '../src/daemon/compose.js';
+import type { Daemon } from '../src/daemon/daemon.js';
 import type { Engine } from '../src/daemon/wiring.js';
 import type { Clock } from '../src/domain/index.js';
 import type { Simulator } from '../src/sim/index.js';
@@ -47,7 +48,7 @@ export async function createBenchDaemon(
   });
   let connected = false;
   let disconnects = 0;
-  const daemon = new Daemon({
+  const daemon = createDaemon({
     engine,
     logger: silentLogger,
     ...(options.realtime

@@ -2,6 +2,7 @@
  * One error hierarchy with stable codes. Operational errors (bad input, the service refusing,
  * the network failing) reach the user as one line, never as a stack trace.
  */
+import type { Project } from './records.js';
 
 /** The root of every error projmirror raises on purpose. */
 export class ProjmirrorError extends Error {
@@ -173,7 +174,7 @@ export class BudgetExhaustedError extends ProjmirrorError {
  * deleted.
  */
 export class IncompleteListingError extends ProjmirrorError {
-  readonly projects: readonly unknown[];
+  readonly projects: readonly Project[];
   /**
    * The tokens whose listing the service refused (401, 403), each with its error line, when
    * every failure was such a refusal: those tokens see no project now, so the listing of the
@@ -182,7 +183,7 @@ export class IncompleteListingError extends ProjmirrorError {
   readonly refusals: readonly TokenRefusal[];
 
   constructor(
-    projects: readonly unknown[],
+    projects: readonly Project[],
     problem: string,
     refusals: readonly TokenRefusal[] = [],
   ) {

@@ -5,7 +5,6 @@
  */
 import {
   BudgetExhaustedError,
-  checkList,
   errorLine,
   IncompleteListingError,
   RateLimitedError,
@@ -78,7 +77,7 @@ export class Mirror {
    */
   async syncAll(projectIds?: readonly string[], options: SyncOptions = {}): Promise<SyncReport> {
     const report: SyncReport = { ok: true, requests: 0, projects: [], removedProjects: [] };
-    let projects: readonly unknown[];
+    let projects: readonly Project[];
     try {
       // Every token's listing counts, and each retry of one.
       const onSent = () => (report.requests += 1);
@@ -91,10 +90,8 @@ export class Mirror {
       report.listingError = errorLine(error);
       if (error.refusals.length > 0) report.refusedTokens = [...error.refusals];
     }
-    const context = { route: 'listProjects' };
-    const listed = new Map(
-      checkList(projects, 'project', context).map((p) => [p.id, p as Project]),
-    );
+    // Checked where it entered, no id twice (`RemoteApi` returns checked records).
+    const listed = new Map(projects.map((project) => [project.id, project]));
     report.listed = [...listed.keys()];
     // Daemons sharing a mirror each pass the listed projects they hold (see ProjectClaims), of
     // those asked for (`--projects`): a project left out is not leased either.

@@ -5,14 +5,7 @@
  * total changed, a page came short or empty before the total, a row came twice, pages ran past
  * the total) ends at once with a `problem`, for the caller to repeat once.
  */
-import {
-  checkTaskPage,
-  checkTotalCount,
-  MalformedResponseError,
-  type RemoteApi,
-  type RemoteContext,
-  type Task,
-} from '../domain/index.js';
+import { MalformedResponseError, type RemoteApi, type RemoteContext } from '../domain/index.js';
 import type { KeptHead, MirrorPort, PageProblem } from '../store/port.js';
 import type { PageRead, PageWriter } from './page-writer.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
@@ -196,13 +189,12 @@ export class TaskPager {
         throw new MalformedResponseError(context, '304 Not Modified to a request without ETag');
       }
       counters.pagesNotModified += 1;
-      const total =
-        answer.totalCount === undefined ? undefined : checkTotalCount(answer.totalCount, context);
+      const total = answer.totalCount;
       const read: PageRead = { page, notModified: true, totalCount: total };
       return { read, count: kept.rowCount, totalCount: total };
     }
-    const rows: Task[] = checkTaskPage(answer.rows, pageSize, context);
-    const total = checkTotalCount(answer.totalCount, context);
+    // The page was checked where it entered (`RemoteApi` returns checked pages).
+    const { rows, totalCount: total } = answer;
     const read: PageRead = { page, notModified: false, etag: answer.etag, rows, totalCount: total };
     return { read, count: rows.length, totalCount: total };
   }

@@ -7,8 +7,6 @@
  */
 import type { Logger } from 'pino';
 import {
-  checkList,
-  checkProject,
   errorLine,
   InconsistentReadError,
   MalformedResponseError,
@@ -169,10 +167,8 @@ export class ProjectPass {
     const held = start.heldProject;
     const heldEtag = start.heldProjectEtag;
     const answer = await remote.getProject(this.projectId, heldEtag ?? undefined, this.options());
-    if (!answer.notModified) {
-      const project = checkProject(answer.value, context, 'body', this.projectId);
-      return { project, etag: answer.etag };
-    }
+    // Checked where it entered, its id included (`RemoteApi` returns checked records).
+    if (!answer.notModified) return { project: answer.value, etag: answer.etag };
     if (held === undefined || heldEtag == null) {
       throw new MalformedResponseError(context, '304 Not Modified to a request without ETag');
     }
@@ -183,19 +179,13 @@ export class ProjectPass {
     const { remote } = this.deps;
     const id = this.projectId;
     const options = this.options();
+    // Checked where they entered (`RemoteApi` returns checked records).
     const [members, resources, dependencies] = await Promise.all([
       remote.listMembers(id, options),
       remote.listResources(id, options),
       remote.listDependencies(id, options),
     ]);
-    return {
-      members: checkList(members, 'member', { route: 'listMembers', projectId: id }),
-      resources: checkList(resources, 'resource', { route: 'listResources', projectId: id }),
-      dependencies: checkList(dependencies, 'dependency', {
-        route: 'listDependencies',
-        projectId: id,
-      }),
-    };
+    return { members, resources, dependencies };
   }
 
   /** Each HTTP request the pass's calls send counts: retries and failover included. */

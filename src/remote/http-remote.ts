@@ -13,6 +13,7 @@ import {
   checkProject,
   checkRecord,
   checkTask,
+  checkTaskPage,
   type CallOptions,
   type Conditional,
   type Dependency,
@@ -85,7 +86,7 @@ export class HttpRemote implements RemoteApi {
     });
     const tag = header(response, 'etag');
     if (response.status === 304) return { notModified: true, etag: tag ?? etag };
-    const value = checkProject(parseBody(response, context), context);
+    const value = checkProject(parseBody(response, context), context, 'body', projectId);
     return { notModified: false, etag: tag, value };
   }
 
@@ -112,7 +113,7 @@ export class HttpRemote implements RemoteApi {
         raw === undefined ? 'missing' : `${printable(JSON.stringify(raw))}, not a count`;
       throw new MalformedResponseError(context, `X-Total-Count ${problem}`);
     }
-    const rows = checkList(parseBody(response, context, pageSize), 'task', context) as Task[];
+    const rows = checkTaskPage(parseBody(response, context, pageSize), pageSize, context);
     return { notModified: false, etag: tag, totalCount, rows };
   }
 

@@ -1,4 +1,5 @@
 /** The `tasks` table with `task_assignees`, written with the history of what changed. */
+import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject, Task } from '../domain/index.js';
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
@@ -197,14 +198,14 @@ export class TasksRepository {
     return ids.map((id) => byId.get(id));
   }
 
-  /** `putOver` for a task known by its JSON text: parsed only when it differs from `old`'s. */
+  /** `putOver` for a task known by its JSON text: parsed once, only when it differs from `old`'s. */
   private async putText(
     old: StoredTask | undefined,
     projectId: string,
     text: string,
     context: WriteContext,
   ): Promise<boolean> {
-    if (old !== undefined && old.projectId === projectId && sameJson(old.data, text)) return false;
+    if (old !== undefined && old.projectId === projectId && old.data === text) return false;
     return this.putOver(old, projectId, JSON.parse(text) as Task, text, context);
   }
 
@@ -217,8 +218,11 @@ export class TasksRepository {
     context: WriteContext,
   ): Promise<boolean> {
     if (old === undefined) return this.insert(projectId, task, data, context);
-    if (old.projectId === projectId && sameJson(old.data, data)) return false;
+    if (old.projectId === projectId && old.data === data) return false;
+    // The mirror's copy parsed once: compared by value with `task` (the value of `data`; a
+    // PostgreSQL `jsonb` copy has its own spelling), then diffed for the history.
     const before = JSON.parse(old.data) as JsonObject;
+    if (old.projectId === projectId && isDeepStrictEqual(before, task)) return false;
     const columns = taskColumns(task);
     const [name, start, end, status, progress, updated] = columns;
     const [, , oldEnd, oldStatus] = taskColumns(before as Task);

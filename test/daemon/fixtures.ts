@@ -1,7 +1,8 @@
 /** A daemon wired to a test simulator over real sockets, stopped when the test ends. */
 import pino from 'pino';
 import { onTestFinished } from 'vitest';
-import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
+import { createDaemon, type DaemonOptions } from '../../src/daemon/compose.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { openEngine, type EngineOptions } from '../../src/daemon/wiring.js';
 import type { Clock } from '../../src/domain/index.js';
 import type { Simulator } from '../../src/sim/index.js';
@@ -29,7 +30,7 @@ export async function startTestDaemon(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
     { db, logger, ...(options.clock ? { clock: options.clock } : {}), ...options.engine },
   );
-  const daemon = new Daemon({
+  const daemon = createDaemon({
     engine,
     logger,
     ...(options.realtime === false

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { gatherStatus } from '../../src/cli/status/gather.js';
 import { renderStatus } from '../../src/cli/status/render.js';
-import { Daemon } from '../../src/daemon/daemon.js';
+import { createDaemon } from '../../src/daemon/compose.js';
 import { DaemonMetrics } from '../../src/daemon/metrics.js';
 import { openEngine } from '../../src/daemon/wiring.js';
 import type { Simulator } from '../../src/sim/index.js';
@@ -32,7 +32,7 @@ async function startDaemon(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },
     { db, logger, clock },
   );
-  const daemon = new Daemon({
+  const daemon = createDaemon({
     engine,
     logger,
     outboxIdleMs: 6 * HOUR,

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  checkTaskPage,
   MalformedResponseError,
   RemoteStatusError,
   type CallOptions,
@@ -157,11 +158,13 @@ export class FakeRemote implements RemoteApi {
       return { notModified: true, etag: current, totalCount };
     }
     this.calls.push({ ...call, status: 200 });
+    // Checked as the HTTP client checks a page: `RemoteApi` returns checked records only.
+    const context = { route: 'listTasks', projectId, page };
     return {
       notModified: false,
       etag: current,
       totalCount: served.totalCount,
-      rows: structuredClone(served.rows) as Task[],
+      rows: checkTaskPage(structuredClone(served.rows), pageSize, context),
     };
   }
 

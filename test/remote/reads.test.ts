@@ -137,6 +137,12 @@ describe('malformed responses', () => {
       /progress of type a string/,
     ],
     ['a missing X-Total-Count', { status: 200, body: [TASK] }, /X-Total-Count missing/],
+    [
+      'more rows than pageSize',
+      page(Array.from({ length: 51 }, (_, i) => ({ ...TASK, id: `t_${i}` }))),
+      /51 rows for a pageSize of 50/,
+    ],
+    ['a task twice', page([TASK, TASK]), /id t_1 twice/],
     ['a negative X-Total-Count', page([TASK], { 'x-total-count': '-1' }), /X-Total-Count "-1"/],
     [
       'an HTML 502',
@@ -177,6 +183,14 @@ describe('malformed responses', () => {
     const { remote } = clientOf(stand);
     await expect(remote.getProject('p_1')).rejects.toThrow(
       'GET getProject of p_1: malformed response: body: project p_1 has active of type a string',
+    );
+  });
+
+  it('rejects a project of another id than the one asked for', async () => {
+    const stand = await standIn(() => ({ status: 200, body: { id: 'p_2' } }));
+    const { remote } = clientOf(stand);
+    await expect(remote.getProject('p_1')).rejects.toThrow(
+      'GET getProject of p_1: malformed response: body: project id p_2, expected p_1',
     );
   });
 

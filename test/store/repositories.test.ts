@@ -5,6 +5,7 @@ import { inTransaction } from '../../src/store/handle.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { decodeRows, encodeRows } from '../../src/store/task-pages.js';
+import { taskRows } from '../../src/store/task-rows.js';
 import { newTally, type WriteContext } from '../../src/store/write-context.js';
 import { tempDatabase } from '../fixtures/db.js';
 
@@ -62,6 +63,26 @@ describe('TasksRepository', () => {
       status: 'NotStarted',
       progress: 0,
     });
+  });
+
+  it('parses a changed task of a page once, and the copy it replaces once', async () => {
+    const { db, store: s, context } = await store();
+    await s.tasks.put('p1', task(), JSON.stringify(task()), context);
+    const changed = task({ status: 'Done' });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      await s.tasks.putAll('p1', taskRows([changed], [JSON.stringify(changed)]), context);
+      expect(parse).toHaveBeenCalledTimes(2);
+      // The same value in another spelling (PostgreSQL's jsonb) is no change.
+      parse.mockClear();
+      const reordered = JSON.stringify(Object.fromEntries(Object.entries(changed).reverse()));
+      await s.tasks.putAll('p1', taskRows([changed], [reordered]), context);
+      expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(db.prepare('SELECT status FROM tasks').pluck().get()).toBe('Done');
+    expect(db.prepare('SELECT COUNT(*) FROM task_history').pluck().get()).toBe(2);
   });
 
   it('stores NULL in typed columns for fields missing or of another type, and keeps all JSON', async () => {

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatherStatus } from '../../src/cli/status/gather.js';
 import { renderStatus } from '../../src/cli/status/render.js';
-import { Daemon } from '../../src/daemon/daemon.js';
+import { createDaemon } from '../../src/daemon/compose.js';
 import { eventually } from '../daemon/fixtures.js';
 import { threeTokens, tokensEngine } from './fixtures.js';
 
@@ -15,7 +15,7 @@ describe('the daemon with several tokens', () => {
   it('listens once per token, plans per token, shows each token, and survives a revoked one', async () => {
     const setup = await threeTokens();
     const engine = await tokensEngine(setup);
-    const daemon = new Daemon({
+    const daemon = createDaemon({
       engine,
       logger: pino({ level: 'silent' }),
       realtime: { url: new URL(setup.sim.realtimeUrl), tokens: setup.tokens },

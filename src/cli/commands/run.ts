@@ -6,10 +6,8 @@
  */
 import type { Logger } from 'pino';
 import { errorLine, UsageError } from '../../domain/index.js';
-import { Daemon } from '../../daemon/daemon.js';
-import { DaemonMetrics, startMetricsServer, type MetricsServer } from '../../daemon/metrics.js';
+import { createDaemon } from '../../daemon/compose.js';
 import { checkCron, checkTimeZone } from '../../daemon/schedules.js';
-import { TokenRefusalWatch } from '../../daemon/token-refusal.js';
 import type { CommandBody } from '../command.js';
 import {
   onConflictOf,
@@ -18,7 +16,7 @@ import {
   withCommonOptions,
 } from '../common-options.js';
 import { EXIT_OK, EXIT_TOKEN_REFUSED, ExitError } from '../exit.js';
-import { openSession, type Session } from '../session.js';
+import { openSession } from '../session.js';
 import { notifySystemd, startWatchdog } from '../systemd-notify.js';
 import { VERSION } from '../version.js';
 
@@ -26,8 +24,6 @@ import { VERSION } from '../version.js';
 export const STOP_DEADLINE_MS = 4_500;
 /** After SIGTERM, work still waiting on the database this long is abandoned. */
 export const ABANDON_AFTER_MS = 1_500;
-
-type RunOptions = ReturnType<typeof checkRunOptions>;
 
 export const body: CommandBody = {
   builder: (yargs) =>
@@ -53,7 +49,9 @@ export const body: CommandBody = {
       { version: VERSION, pid: process.pid, node: process.versions.node },
       'projmirror starting',
     );
-    const daemon = new Daemon({
+    const stopped = waitForStop(args, logger);
+    let failure: unknown;
+    const daemon = createDaemon({
       engine,
       logger,
       projects: settings.projects,
@@ -69,32 +67,26 @@ export const body: CommandBody = {
       checkpointBlockedMs: checked.checkpointBlockedMs,
       onConflict: onConflictOf(args),
       ...(checked.maxStalenessMs === undefined ? {} : { maxStalenessMs: checked.maxStalenessMs }),
-    });
-    const stopped = waitForStop(args, logger);
-    let failure: unknown;
-    const labels = settings.tokens.map((token) => token.label);
-    const refusal = new TokenRefusalWatch(
-      engine.clock,
-      checked.tokenRefusedMs,
-      (reason) => {
+      tokenRefusedMs: checked.tokenRefusedMs,
+      onTokenRefused: (reason) => {
         failure = new ExitError(
           EXIT_TOKEN_REFUSED,
           `${reason}; exiting ${EXIT_TOKEN_REFUSED}, which the unit does not restart on: replace the token, then start projmirror again`,
         );
         stopped.stop();
       },
-      labels,
-    );
-    engine.onResponse((metric) => refusal.observe(metric));
-    let server: MetricsServer | undefined;
+      metrics:
+        checked.metricsPort === undefined
+          ? undefined
+          : { host: checked.metricsHost, port: checked.metricsPort, version: VERSION },
+    });
     let stopWatchdog = () => {};
     try {
-      server = await serveMetrics(session, daemon, refusal, checked);
       // Alive while the event loop turns; a database outage the daemon reports is no reason to
       // restart it (the store waits on its own thread), a loop that does not turn is.
-      stopWatchdog = startWatchdog(() => !refusal.refused, logger);
+      stopWatchdog = startWatchdog(() => !daemon.tokenRefused, logger);
       // A signal during the initial sync stops it too: start() is not awaited; the daemon's
-      // stop() aborts it and awaits what it started.
+      // stop() aborts it and awaits what it started. start() opens /metrics first.
       const starting = daemon.start(() => void notifySystemd('ready', logger));
       starting.catch((error: unknown) => {
         failure ??= error;
@@ -115,9 +107,9 @@ export const body: CommandBody = {
       // start passes what it would have written.
       const abandon = setTimeout(() => void session.close({ abandon: true }), ABANDON_AFTER_MS);
       abandon.unref();
+      // stop() closes /metrics once the loops are done.
       await daemon.stop();
       clearTimeout(abandon);
-      await server?.close();
       // A unit still waiting on the database (a lock held elsewhere, a stalled connection) is
       // abandoned: the database rolls it back, and the next start passes what it would have written.
       await session.close({
@@ -131,49 +123,6 @@ export const body: CommandBody = {
     return EXIT_OK;
   },
 };
-
-/** Serves /metrics and /healthz when `--metrics-port` is given. */
-async function serveMetrics(
-  session: Session,
-  daemon: Daemon,
-  refusal: TokenRefusalWatch,
-  checked: RunOptions,
-): Promise<MetricsServer | undefined> {
-  if (checked.metricsPort === undefined) return undefined;
-  const { engine, logger, settings } = session;
-  const metrics = new DaemonMetrics(daemon.metricsSources(), { version: VERSION });
-  engine.onResponse((metric) =>
-    metrics.recordResponse(metric.route, metric.status, metric.ms, metric.code, metric.token),
-  );
-  const server = await startMetricsServer(
-    metrics,
-    { host: checked.metricsHost, port: checked.metricsPort },
-    () => {
-      const store = daemon.storeHealth();
-      // A reader blocking checkpoints degrades health but keeps it 200: the mirror is current.
-      const wal = daemon.walBlocked();
-      return {
-        // Unhealthy at once when every token is refused, while configured realtime is down, and
-        // while the database has completed no unit of work for longer than its bound.
-        ok:
-          !refusal.refused &&
-          store.ok &&
-          !daemon.diskFull &&
-          (settings.realtimeUrl === undefined || daemon.connected),
-        detail: {
-          realtime: daemon.connected,
-          database: store.ok ? 'ok' : store.reason,
-          wal: wal ?? 'ok',
-          disk: daemon.diskFull ? 'full' : 'ok',
-          tokenRefused: refusal.refused,
-          tokensRefused: refusal.refusedTokens(),
-        },
-      };
-    },
-  );
-  logger.info({ host: server.host, port: server.port }, 'metrics listening');
-  return server;
-}
 
 /** The run options beyond the common ones, checked before anything is opened. */
 function checkRunOptions(args: Record<string, unknown>) {

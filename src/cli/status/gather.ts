@@ -11,7 +11,7 @@ import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { ProjectsRepository } from '../../store/projects.js';
 import { SyncStateRepository } from '../../store/sync-state.js';
-import type { StartupState } from '../../daemon/daemon.js';
+import type { StartupState } from '../../daemon/startup.js';
 import type { RoutingState, TokenScope } from '../../tokens/index.js';
 
 /** One project's line. */

@@ -8,7 +8,8 @@
  * then starts on the same mirror.
  */
 import pino from 'pino';
-import { Daemon } from '../../../src/daemon/daemon.js';
+import { createDaemon } from '../../../src/daemon/compose.js';
+import type { Daemon } from '../../../src/daemon/daemon.js';
 import { openEngine, type Engine } from '../../../src/daemon/wiring.js';
 import type { Clock, ManualClock } from '../../../src/domain/index.js';
 import type { Simulator } from '../../../src/sim/index.js';
@@ -167,7 +168,7 @@ export class DaemonHost {
     );
     this.opening = opening;
     const engine = await opening.finally(() => (this.opening = undefined));
-    const daemon = new Daemon({
+    const daemon = createDaemon({
       engine,
       logger,
       realtime: { url: new URL(this.sim.realtimeUrl), tokens: singleToken(this.sim.token) },
