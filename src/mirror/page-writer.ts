@@ -1,9 +1,9 @@
 /** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
 import type { Task } from '../domain/index.js';
 import type { MirrorStore } from '../store/mirror-store.js';
-import type { MirrorPort, PageProblem } from '../store/port.js';
+import { preparePage, type MirrorPort, type PageProblem } from '../store/port.js';
 import { keptPageMissing, type KeptPage } from '../store/task-pages.js';
-import { rowsOfKept, taskRows, type TaskRows } from '../store/task-rows.js';
+import { rowsOfKept, type TaskRows } from '../store/task-rows.js';
 
 /** The kept copy of a page, which must be there. */
 export async function keptPage(
@@ -101,7 +101,7 @@ export class BackfillWriter implements PageWriter {
             }
           : {
               place: { pageSize, page: read.page, etag: read.etag, totalCount: read.totalCount },
-              rows: taskRows(read.rows),
+              rows: preparePage(read.rows),
             },
       ),
     );

@@ -16,10 +16,13 @@ import type {
 import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
-import type { TaskRows } from './task-rows.js';
+import type { PreparedPage } from './task-rows.js';
 import type { CheckpointResult } from './wal.js';
+import type { ExampleAnswer } from './example-queries.js';
 
 export type { CheckpointResult } from './wal.js';
+export { preparePage, type PreparedPage } from './task-rows.js';
+export type { ExampleAnswer } from './example-queries.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -58,10 +61,10 @@ export interface PagePlace {
   etag: string | undefined;
 }
 
-/** A backfill page to write: its place, and its rows (undefined: answered 304, its kept copy). */
+/** A backfill page to write: its place, and its tasks (undefined: answered 304, its kept copy). */
 export interface BackfillPageInput {
   place: PagePlace & { totalCount: number | null };
-  rows: TaskRows | undefined;
+  rows: PreparedPage | undefined;
 }
 
 /** A task seen twice in one read: the page whose write found it, and the problem. */
@@ -231,9 +234,10 @@ export interface HealthPort {
   checkpoint(): Promise<CheckpointResult | undefined>;
 }
 
-/** The demo's example queries. */
+/** The demo's example queries, named in the store (`example-queries.ts`). */
 export interface ExamplesPort {
-  rows(sql: string): Promise<{ columns: string[]; rows: unknown[][] }>;
+  /** Runs every example; each one's title, SQL text (to show) and answer, in order. */
+  all(): Promise<ExampleAnswer[]>;
 }
 
 /** Units waiting for the store (health is judged by the daemon's write probe, not here). */

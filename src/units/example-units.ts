@@ -1,8 +1,8 @@
 /** The demo's example queries, run where the connection is. */
+import { runExamples, type ExampleAnswer } from '../store/example-queries.js';
 import type { MirrorHandle } from '../store/handle.js';
-import { queryRows, type QueryRows } from '../store/query.js';
 
-/** Runs read-only example queries over one mirror. */
+/** Runs the store's read-only example queries over one mirror. */
 export class ExampleUnits {
   private readonly mirror: MirrorHandle;
 
@@ -10,8 +10,8 @@ export class ExampleUnits {
     this.mirror = mirror;
   }
 
-  /** The column names and rows (as arrays) of `sql`. */
-  rows(sql: string): Promise<QueryRows> {
-    return queryRows(this.mirror, sql);
+  /** Every example's answer, in order. */
+  all(): Promise<ExampleAnswer[]> {
+    return runExamples(this.mirror);
   }
 }

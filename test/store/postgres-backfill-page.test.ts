@@ -1,6 +1,6 @@
 /**
- * A backfill page on PostgreSQL in one statement (`src/store/backfill-pages.ts`), against a real
- * server: a page of new tasks costs one statement and no transaction, and writes what the
+ * A backfill page on PostgreSQL in one statement (`TaskWriter.putPagesAtOnce` in
+ * `src/store/task-writer.ts`), against a real server: a page of new tasks costs one statement and no transaction, and writes what the
  * transactional path writes; a page it cannot take (a task the mirror holds, an id seen before
  * in the read, a lease not held) writes nothing there and goes the transactional way, with that
  * path's outcome. Statements are counted by the server (`pg_stat_statements`).

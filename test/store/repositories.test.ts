@@ -191,13 +191,13 @@ describe('the writer reads a stored task once a write', () => {
     );
     const find = vi.spyOn(store.tasks, 'find');
     const put = (record: object) =>
-      writer.applyFetched('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
+      writer.applyChanges('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
     expect(await put(task({ id: 't1' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(1);
     expect(await put(task({ id: 't1', name: 'Renamed' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(2);
     const assign = { op: 'assignees', projectId: 'p1', taskId: 't1', assigneeIds: ['m2'] } as const;
-    expect(await writer.applyFetched('p1', [assign], 'test')).toBe('changed');
+    expect(await writer.applyChanges('p1', [assign], 'test')).toBe('changed');
     expect(find).toHaveBeenCalledTimes(3);
     expect(db.prepare(`SELECT member_id FROM task_assignees`).pluck().all()).toEqual(['m2']);
   });
