@@ -1,6 +1,6 @@
 /**
  * Kept pages surveyed several at a time in one statement, on PostgreSQL. The survey of a pass's
- * commit (`src/mirror/commit.ts`) walks the kept pages: each page's ids are noted as seen, and the
+ * commit (`src/store/writer/commit.ts`) walks the kept pages: each page's ids are noted as seen, and the
  * page is marked changed if any task of it the pass did not see written meanwhile is not in the
  * mirror as the page has it. As a snapshot of separate statements that is five round trips a page
  * (begin, read the page, note its ids, compare, commit) and the page's text sent to the client and

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
-import { MirrorWriter } from '../../src/mirror/writer.js';
+import { MirrorWriter } from '../../src/store/writer/writer.js';
 import { PAGES_PER_STATEMENT } from '../../src/store/task-writer.js';
 import type { Db } from '../../src/store/db.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';

@@ -8,8 +8,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { NotHeldError, type ProjectFence, type Task } from '../../src/domain/index.js';
-import { MirrorWriter } from '../../src/mirror/index.js';
-import type { BackfillPage } from '../../src/mirror/writer.js';
+import { MirrorWriter } from '../../src/store/writer/writer.js';
+import type { BackfillPage } from '../../src/store/writer/writer.js';
 import { openConnection } from '../fixtures/connection.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { DEFERRED_INDEXES } from '../../src/store/deferred-objects.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
-import { MirrorWriter } from '../../src/mirror/index.js';
+import { MirrorWriter } from '../../src/store/writer/writer.js';
 import { inTransaction } from '../../src/store/handle.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { FakeClock } from '../fixtures/clock.js';

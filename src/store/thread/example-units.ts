@@ -1,6 +1,6 @@
 /** The demo's example queries, run where the connection is. */
-import { runExamples, type ExampleAnswer } from '../store/example-queries.js';
-import type { MirrorHandle } from '../store/handle.js';
+import { runExamples, type ExampleAnswer } from '../example-queries.js';
+import type { MirrorHandle } from '../handle.js';
 
 /** Runs the store's read-only example queries over one mirror. */
 export class ExampleUnits {

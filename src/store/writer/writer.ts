@@ -21,20 +21,19 @@ import {
   type RecordChange,
   type RemoteContext,
   type Task,
-} from '../domain/index.js';
-import { isoTime } from '../store/database.js';
-import type { MirrorStore } from '../store/mirror-store.js';
-import type { RecordKind } from '../store/project-records.js';
-import type { StoredTask } from '../store/task-writer.js';
-import { pickRows, type TaskRows } from '../store/task-rows.js';
-import { sameJson } from '../store/values.js';
-import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
+} from '../../domain/index.js';
+import { isoTime } from '../database.js';
+import type { MirrorStore } from '../mirror-store.js';
+import type { RecordKind } from '../project-records.js';
+import type { StoredTask } from '../task-writer.js';
+import { pickRows, type TaskRows } from '../task-rows.js';
+import { sameJson } from '../values.js';
+import { newTally, type WriteContext, type WriteTally } from '../write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
-import { keptRows } from './page-writer.js';
-import type { EventOutcome, PageProblem } from '../store/port.js';
-import type { ApplyOutcome } from './types.js';
+import { keptRows } from './kept-pages.js';
+import type { ApplyOutcome, EventOutcome, PageProblem } from '../port.js';
 
 /** Where a backfill page sits in the read, and whether its rows were just received. */
 export interface BackfillPage {

@@ -4,18 +4,23 @@
  * message. The writer, its per-record guards and the survey of a pass's kept pages live here,
  * beside the rows they compare; the pass itself (requests, paging, retries) stays with the engine.
  */
-import type { Clock, Project, ProjectFence, RealtimeEvent, RecordChange } from '../domain/index.js';
-import { MirrorWriter } from '../mirror/writer.js';
-import type { PassGuard } from '../mirror/guard.js';
-import { survey } from '../mirror/commit.js';
-import { keptRows } from '../mirror/page-writer.js';
-import type { ApplyOutcome } from '../mirror/types.js';
-import { isoTime } from '../store/database.js';
-import type { MirrorHandle } from '../store/handle.js';
-import { MirrorStore } from '../store/mirror-store.js';
-import { rowsOf } from '../store/task-rows.js';
-import { newTally, type WriteTally } from '../store/write-context.js';
-import { PAGES_PER_STATEMENT } from '../store/task-writer.js';
+import type {
+  Clock,
+  Project,
+  ProjectFence,
+  RealtimeEvent,
+  RecordChange,
+} from '../../domain/index.js';
+import { MirrorWriter } from '../writer/writer.js';
+import type { PassGuard } from '../writer/guard.js';
+import { survey } from '../writer/commit.js';
+import { keptRows } from '../writer/kept-pages.js';
+import { isoTime } from '../database.js';
+import type { MirrorHandle } from '../handle.js';
+import { MirrorStore } from '../mirror-store.js';
+import { rowsOf } from '../task-rows.js';
+import { newTally, type WriteTally } from '../write-context.js';
+import { PAGES_PER_STATEMENT } from '../task-writer.js';
 import type {
   BackfillPageInput,
   CommitRequest,
@@ -23,7 +28,8 @@ import type {
   KeptHead,
   PageProblem,
   PassStart,
-} from '../store/port.js';
+  ApplyOutcome,
+} from '../port.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
 interface PassInFlight {

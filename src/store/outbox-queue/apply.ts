@@ -10,9 +10,9 @@ import {
   type RecordChange,
   type JsonObject,
   type WriteResponse,
-} from '../domain/index.js';
-import type { OutboxItem } from './item.js';
-import { isOutboxOp } from './ops.js';
+} from '../../domain/index.js';
+import type { OutboxItem } from '../outbox.js';
+import { isOutboxOp } from '../../domain/outbox-ops.js';
 
 /**
  * Writes the service's answer to `item` into the mirror, inside the transaction that marks the
