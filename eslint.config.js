@@ -1,8 +1,12 @@
-// Lint rules, including the dependency direction of the source layout (see README "Architecture").
+// Lint rules, including the dependency direction of the source layout (see docs/architecture.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** What each folder of src/ may import, besides itself. */
+/**
+ * What each folder of src/ may import, besides itself. The store thread's entry
+ * (`src/store/thread/thread-entry.ts`) is in src/store, and src/store imports only src/domain:
+ * so no file outside src/store (and the domain every folder shares) runs on the store thread.
+ */
 const allowed = {
   domain: [],
   store: ['domain'],
@@ -13,19 +17,8 @@ const allowed = {
   mirror: ['domain', 'store', 'budget'],
   outbox: ['domain', 'store', 'budget'],
   report: ['domain', 'store'],
-  units: ['domain', 'store', 'mirror', 'outbox'],
   tokens: ['domain', 'budget'],
-  daemon: [
-    'domain',
-    'store',
-    'units',
-    'remote',
-    'budget',
-    'mirror',
-    'outbox',
-    'realtime',
-    'tokens',
-  ],
+  daemon: ['domain', 'store', 'remote', 'budget', 'mirror', 'outbox', 'realtime', 'tokens'],
   cli: [
     'domain',
     'store',
@@ -37,7 +30,6 @@ const allowed = {
     'sim',
     'report',
     'daemon',
-    'units',
     'tokens',
   ],
 };
@@ -72,6 +64,19 @@ const storeInternals = [
   },
 ];
 
+/**
+ * The engines on the main thread ask the store only through its port (`store/port.ts`): what
+ * runs on the store thread is the store's, out of their reach.
+ */
+const ENGINES = ['mirror', 'outbox', 'realtime', 'budget', 'tokens', 'remote'];
+const portOnly = [
+  {
+    group: ['**/store/*', '!**/store/port.js', '**/store/*/**'],
+    message:
+      'an engine asks the store only through its port (store/port.ts): see docs/architecture.md.',
+  },
+];
+
 const layerRules = Object.entries(allowed).map(([layer, may]) => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {
@@ -82,9 +87,11 @@ const layerRules = Object.entries(allowed).map(([layer, may]) => ({
           .filter((other) => other !== layer && !may.includes(other))
           .map((other) => ({
             group: [`**/${other}/*`, `**/${other}`],
-            message: `src/${layer} must not import src/${other} (see the layout in README).`,
+            message: `src/${layer} must not import src/${other} (see docs/architecture.md).`,
           }))
-          .concat(layer === 'store' ? [] : storeInternals),
+          .filter((pattern) => !(ENGINES.includes(layer) && pattern.group[0] === '**/store/*'))
+          .concat(layer === 'store' ? [] : storeInternals)
+          .concat(ENGINES.includes(layer) && may.includes('store') ? portOnly : []),
       },
     ],
   },
@@ -96,8 +103,8 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   ...layerRules,
   {
-    // Nothing waits on a database by blocking a thread (issue 23; README "The daemon never waits
-    // on its database"): the store is asynchronous, with no Atomics.wait bridge.
+    // Nothing waits on a database by blocking a thread (issue 23; docs/operations.md "The daemon
+    // never waits on its database"): the store is asynchronous, with no Atomics.wait bridge.
     files: ['src/**/*.ts'],
     rules: {
       'no-restricted-globals': [

@@ -29,11 +29,11 @@ import { OutboxPusher, type OutboxPusherOptions } from '../outbox/index.js';
 import { isoTime } from '../store/database.js';
 import { isSharedMirror, type MirrorHandle } from '../store/handle.js';
 import { Coordination } from '../store/postgres/coordination.js';
-import { inlineStore } from '../units/inline.js';
-import { SerialQueue } from '../units/queue.js';
+import { inlineStore } from '../store/thread/inline.js';
+import { SerialQueue } from '../store/thread/queue.js';
 import type { Store } from '../store/port.js';
-import { openStoreThread } from '../units/thread.js';
-import { LeaseKeeper, leasesOf } from '../units/leases.js';
+import { openStoreThread } from '../store/thread/thread.js';
+import { LeaseKeeper, leasesOf } from '../store/thread/leases.js';
 import { budgetKey, STATE_KEYS } from '../store/daemon-state.js';
 import {
   checkTokenSet,
@@ -66,7 +66,7 @@ export interface EngineOptions {
   storeThreadExecArgv?: string[];
   /**
    * How long a unit of work is tried again while another connection holds a SQLite file's
-   * write lock, in ms (5 s unless given: `DEFAULT_BUSY_WAIT_MS` of `units/thread-entry.ts`).
+   * write lock, in ms (5 s unless given: `DEFAULT_BUSY_WAIT_MS` of `store/thread/thread-entry.ts`).
    */
   storeBusyWaitMs?: number;
   /** The PostgreSQL password's file, for a `postgres://` `db`. */

@@ -1,6 +1,6 @@
 /**
  * Which projects this process may mirror and push. One daemon on a SQLite file owns them all;
- * daemons sharing a PostgreSQL mirror each hold some, by lease (`src/units/leases.ts`, which
+ * daemons sharing a PostgreSQL mirror each hold some, by lease (`src/store/thread/leases.ts`, which
  * runs where the connection is; the engines see it through `Leases`).
  */
 import { ProjmirrorError } from './errors.js';

@@ -1,4 +1,3 @@
 /** The pull engine: full passes, conditional pages, atomic commits, and the realtime apply paths. */
 export { Mirror } from './mirror.js';
 export * from './types.js';
-export { MirrorWriter } from './writer.js';

@@ -1,31 +1,9 @@
-/** Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once. */
+/**
+ * Where each task page read by a pass goes: kept for the commit, or (first pass) applied at once.
+ * The main thread's half; the store reads its kept pages back with `src/store/writer/kept-pages.ts`.
+ */
 import type { Task } from '../domain/index.js';
-import type { MirrorStore } from '../store/mirror-store.js';
-import type { MirrorPort, PageProblem } from '../store/port.js';
-import { keptPageMissing, type KeptPage } from '../store/task-pages.js';
-import { rowsOfKept, taskRows, type TaskRows } from '../store/task-rows.js';
-
-/** The kept copy of a page, which must be there. */
-export async function keptPage(
-  store: MirrorStore,
-  projectId: string,
-  pageSize: number,
-  page: number,
-): Promise<KeptPage> {
-  const kept = await store.taskPages.get(projectId, pageSize, page);
-  if (kept === undefined) throw keptPageMissing(projectId, page);
-  return kept;
-}
-
-/** The rows of a kept page, which must be there, each parsed from its own text. */
-export async function keptRows(
-  store: MirrorStore,
-  projectId: string,
-  pageSize: number,
-  page: number,
-): Promise<TaskRows> {
-  return rowsOfKept((await keptPage(store, projectId, pageSize, page)).rows);
-}
+import { preparePage, type MirrorPort, type PageProblem } from '../store/port.js';
 
 /** A page as the pager read it: its rows (answered 200), or none (304: its kept copy stands). */
 export type PageRead =
@@ -101,7 +79,7 @@ export class BackfillWriter implements PageWriter {
             }
           : {
               place: { pageSize, page: read.page, etag: read.etag, totalCount: read.totalCount },
-              rows: taskRows(read.rows),
+              rows: preparePage(read.rows),
             },
       ),
     );

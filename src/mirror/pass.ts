@@ -19,7 +19,6 @@ import {
 } from '../domain/index.js';
 import type { CommitRequest, PassStart } from '../store/port.js';
 import type { MirrorPort } from '../store/port.js';
-import type { ProjectLists } from './commit.js';
 import { BackfillWriter, StagingWriter, type PageTarget } from './page-writer.js';
 import { TaskPager, type PassCounters } from './pager.js';
 import {
@@ -54,7 +53,7 @@ export class ProjectPass {
   private attempts = 0;
   private backfill = false;
   /** The three lists, read once per pass after the first read that held together. */
-  private lists: ProjectLists | undefined;
+  private lists: CommitRequest['lists'] | undefined;
 
   /** `listed` is the project as list projects returned it; without it the pass gets it. */
   constructor(deps: PassDeps, projectId: string, listed: Project | undefined, call: SyncOptions) {
@@ -175,7 +174,7 @@ export class ProjectPass {
     return { project: JSON.parse(held) as Project, etag: answer.etag ?? heldEtag };
   }
 
-  private async readLists(): Promise<ProjectLists> {
+  private async readLists(): Promise<CommitRequest['lists']> {
     const { remote } = this.deps;
     const id = this.projectId;
     const options = this.options();

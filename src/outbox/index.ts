@@ -1,10 +1,10 @@
-/** The outbox: the queue of local edits and the engine that pushes them exactly once. */
-export * from './apply.js';
+/**
+ * The outbox's engine on the main thread: the push loop that sends each edit exactly once. The
+ * queue's transitions, its conflict check and the dry run run on the store thread
+ * (`src/store/outbox-queue/`); the ops are the domain's (`src/domain/outbox-ops.ts`).
+ */
 export * from './item.js';
-export * from './ops.js';
 export * from './pusher.js';
-export * from './queue.js';
 export * from './retries.js';
-export * from './conflict.js';
-export * from './dry-run.js';
+export type { DryRunStep } from '../store/port.js';
 export { MIN_RATE_LIMIT_WAIT_MS, ON_CONFLICT_CHOICES, type OnConflict } from './send.js';

@@ -5,4 +5,4 @@ export {
   type OutboxItem,
   type OutboxState,
   type OutboxSummary,
-} from '../store/outbox.js';
+} from '../store/port.js';

@@ -17,14 +17,14 @@ import {
   type WriteRequest,
 } from '../domain/index.js';
 import type { Store } from '../store/port.js';
-import { parseBase } from './conflict.js';
 import type { OutboxItem } from './item.js';
-import { isCreateOp, isDeleteOp, isOutboxOp } from './ops.js';
+import { isCreateOp, isDeleteOp, isOutboxOp } from '../domain/outbox-ops.js';
 import type { RunRetries } from './retries.js';
-import { errorText } from './transitions.js';
+import { errorText, parseBase } from '../store/port.js';
 
 /** What the pusher does with an item the service changed since it was queued (`--on-conflict`). */
-export type OnConflict = 'hold' | 'overwrite';
+export type { OnConflict } from '../store/port.js';
+import type { OnConflict } from '../store/port.js';
 
 /** The ways `--on-conflict` may be given. */
 export const ON_CONFLICT_CHOICES: readonly OnConflict[] = ['hold', 'overwrite'];

@@ -1,6 +1,7 @@
 /** The daemon's read side of the mirror: projects, task counts, last passes; retention. */
 import { ChangesRepository } from './changes.js';
 import { connectionOf, type MirrorHandle } from './handle.js';
+import { TaskHistoryRepository } from './task-history.js';
 
 /** A project's times as `sync_state` holds them. */
 export interface ProjectTimesRow {
@@ -13,7 +14,7 @@ export interface ProjectTimesRow {
 export class MirrorFacts {
   private readonly countsStmt;
   private readonly lastPassStmt;
-  private readonly pruneStmt;
+  private readonly history: TaskHistoryRepository;
   private readonly timesStmt;
   private readonly changes;
 
@@ -28,7 +29,7 @@ export class MirrorFacts {
     this.lastPassStmt = db
       .prepare<[string], string | null>('SELECT last_pass_at FROM sync_state WHERE project_id = ?')
       .pluck();
-    this.pruneStmt = db.prepare('DELETE FROM task_history WHERE observed_at < ?');
+    this.history = new TaskHistoryRepository(db);
     this.timesStmt = db.prepare<[], ProjectTimesRow>(
       `SELECT project_id AS projectId, last_pass_at AS lastPassAt, last_change_at AS lastChangeAt
        FROM sync_state ORDER BY project_id`,
@@ -69,8 +70,7 @@ export class MirrorFacts {
 
   /** Deletes history older than `days` before `now`; returns the rows removed. */
   async pruneHistory(now: number, days: number): Promise<number> {
-    const cutoff = new Date(now - days * 86_400_000).toISOString();
-    return (await this.pruneStmt.run(cutoff)).changes;
+    return await this.history.prune(now, days);
   }
 
   /** Deletes the change feed's rows older than `days` before `now`; returns the rows removed. */

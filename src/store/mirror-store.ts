@@ -1,6 +1,5 @@
 /** Every repository of the mirror over one connection, with the transaction that groups them. */
 import { connectionOf, type MirrorHandle } from './handle.js';
-import { BackfillPages } from './backfill-pages.js';
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
 import { FieldCatalog } from './data-fields.js';
@@ -12,14 +11,15 @@ import { SurveyPages } from './survey-pages.js';
 import { SyncStateRepository } from './sync-state.js';
 import { TaskHistoryRepository } from './task-history.js';
 import { TaskPagesRepository } from './task-pages.js';
-import { TasksRepository } from './tasks.js';
+import { TaskWriter } from './task-writer.js';
 import { refreshWideViews } from './wide-views.js';
 
 /** The repositories of one connection; statements are prepared once, here. */
 export class MirrorStore {
   private readonly db: Db;
   readonly projects: ProjectsRepository;
-  readonly tasks: TasksRepository;
+  /** The one writer of tasks (and their reads). */
+  readonly tasks: TaskWriter;
   readonly history: TaskHistoryRepository;
   readonly records: Readonly<Record<RecordKind, ProjectRecordsRepository>>;
   readonly syncState: SyncStateRepository;
@@ -29,8 +29,6 @@ export class MirrorStore {
   readonly fields: FieldCatalog;
   /** What a cold sync builds once, at its commit: secondary indexes, the full-text insert trigger. */
   readonly deferred: DeferredObjects;
-  /** PostgreSQL: a backfill page in one statement, not a transaction of round trips. */
-  readonly backfillPages: BackfillPages | undefined;
   /** PostgreSQL: kept pages surveyed ten a statement, not a snapshot of round trips a page. */
   readonly surveyPages: SurveyPages | undefined;
 
@@ -41,7 +39,8 @@ export class MirrorStore {
     this.deferred = new DeferredObjects(db);
     this.history = new TaskHistoryRepository(db);
     this.projects = new ProjectsRepository(db);
-    this.tasks = new TasksRepository(db, this.history);
+    this.seenTasks = new SeenTasks(db);
+    this.tasks = new TaskWriter(db, this.history, this.seenTasks);
     this.records = {
       members: new ProjectRecordsRepository(db, 'members'),
       resources: new ProjectRecordsRepository(db, 'resources'),
@@ -49,10 +48,8 @@ export class MirrorStore {
     };
     this.syncState = new SyncStateRepository(db);
     this.taskPages = new TaskPagesRepository(db);
-    this.seenTasks = new SeenTasks(db);
     // SQLite has no round trips to save: its paths run statement by statement.
     const postgres = dialectOf(db) === 'postgres';
-    this.backfillPages = postgres ? new BackfillPages(db) : undefined;
     this.surveyPages = postgres ? new SurveyPages(db) : undefined;
   }
 

@@ -39,7 +39,7 @@ export interface OutboxItem {
   updatedAt: string;
   /** The label of the token it is sent with: chosen when queued, else fixed at its first attempt. */
   tokenLabel: string | null;
-  /** JSON: the mirror's values of the fields it changes, when queued (`outbox/conflict.ts`). */
+  /** JSON: the mirror's values of the fields it changes, when queued (`store/outbox-queue/conflict.ts`). */
   base: string | null;
   /** JSON `{fields, base, local, remote}` while it waits in `conflict`. */
   conflict: string | null;

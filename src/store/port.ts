@@ -2,8 +2,9 @@
  * The store's port: what the engines ask of the database, as units of work that never hold up
  * the caller's thread. Each unit is one transaction or one read, sent with plain data and
  * answered with plain data; units run one at a time, in the order they were asked. The
- * implementations (`src/units/`) run where the connection is: on a store thread of its own for a
- * daemon's mirror, SQLite or PostgreSQL, or on the caller's thread for a connection it holds.
+ * implementation (`src/store/thread/`) runs where the connection is: on a store thread of its own
+ * for a daemon's mirror, SQLite or PostgreSQL, or on the caller's thread for a connection it
+ * holds. The engines on the main thread import this file only of the store (ESLint says so).
  */
 import type { ChangeRateRow } from './change-rates.js';
 import type {
@@ -16,10 +17,15 @@ import type {
 import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
-import type { TaskRows } from './task-rows.js';
+import type { PreparedPage } from './task-rows.js';
 import type { CheckpointResult } from './wal.js';
+import type { ExampleAnswer } from './example-queries.js';
 
 export type { CheckpointResult } from './wal.js';
+export { preparePage, type PreparedPage } from './task-rows.js';
+export { OUTBOX_STATES, type OutboxItem, type OutboxState, type OutboxSummary } from './outbox.js';
+export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
+export type { ExampleAnswer } from './example-queries.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -58,10 +64,10 @@ export interface PagePlace {
   etag: string | undefined;
 }
 
-/** A backfill page to write: its place, and its rows (undefined: answered 304, its kept copy). */
+/** A backfill page to write: its place, and its tasks (undefined: answered 304, its kept copy). */
 export interface BackfillPageInput {
   place: PagePlace & { totalCount: number | null };
-  rows: TaskRows | undefined;
+  rows: PreparedPage | undefined;
 }
 
 /** A task seen twice in one read: the page whose write found it, and the problem. */
@@ -134,10 +140,13 @@ export type Claim =
   | { kind: 'conflict'; item: OutboxItem; error: string }
   | { kind: 'gone' };
 
+/** What a push does with an item the service changed since it was queued (`--on-conflict`). */
+export type OnConflict = 'hold' | 'overwrite';
+
 /** How a claim treats an item the service changed since it was queued (`--on-conflict`). */
 export interface ClaimOptions {
   /** `hold` checks the item's base first (the default); `overwrite` sends it as queued. */
-  onConflict: 'hold' | 'overwrite';
+  onConflict: OnConflict;
 }
 
 /** An edit to queue. `body` is the JSON value of the op's body (`{}` when it takes none). */
@@ -231,9 +240,10 @@ export interface HealthPort {
   checkpoint(): Promise<CheckpointResult | undefined>;
 }
 
-/** The demo's example queries. */
+/** The demo's example queries, named in the store (`example-queries.ts`). */
 export interface ExamplesPort {
-  rows(sql: string): Promise<{ columns: string[]; rows: unknown[][] }>;
+  /** Runs every example; each one's title, SQL text (to show) and answer, in order. */
+  all(): Promise<ExampleAnswer[]>;
 }
 
 /** Units waiting for the store (health is judged by the daemon's write probe, not here). */

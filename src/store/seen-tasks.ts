@@ -14,7 +14,6 @@
 import type { Db } from './database.js';
 import { dialectOf } from './db.js';
 import { sqliteOf } from './sqlite-connection.js';
-import type { WriteContext } from './write-context.js';
 
 const SEEN_TASKS_DDL = `CREATE TEMP TABLE IF NOT EXISTS seen_tasks (
   project_id TEXT NOT NULL,
@@ -34,8 +33,17 @@ const SEEN_PAGES_DDL = `CREATE TEMP TABLE IF NOT EXISTS seen_pages (
 /** The TEMP tables a PostgreSQL session creates when it connects (TEMP tables die with it). */
 export const PG_SESSION_TABLES: readonly string[] = [SEEN_TASKS_DDL];
 
-const UNSEEN = `project_id = @projectId
+/** The condition on `tasks` of a project's tasks its pass has not seen (`@projectId`). */
+export const UNSEEN = `project_id = @projectId
   AND NOT EXISTS (SELECT 1 FROM seen_tasks s WHERE s.project_id = @projectId AND s.id = tasks.id)`;
+
+/**
+ * PostgreSQL: the statement (a data-modifying CTE's body) noting as seen, for `@projectId`, the
+ * ids that `ids` selects (a query of one column), for a statement that writes more than seen ids.
+ */
+export function pgMarkSeen(ids: string): string {
+  return `INSERT INTO seen_tasks (project_id, id) SELECT @projectId, s.id FROM (${ids}) AS s (id)`;
+}
 
 /** Rolls back `SeenTasks.allNew`'s insert: a page held an id that was not new. Never escapes. */
 const NOT_ALL_NEW = Symbol('not all new');
@@ -44,8 +52,6 @@ const NOT_ALL_NEW = Symbol('not all new');
 export class SeenTasks {
   private readonly clearStmt;
   private readonly markStmt;
-  private readonly historyStmt;
-  private readonly deleteStmt;
   private readonly countStmt;
   private readonly seenStmt;
   private readonly markAllStmt;
@@ -88,11 +94,6 @@ export class SeenTasks {
     this.markStmt = db.prepare(
       'INSERT INTO seen_tasks (project_id, id) VALUES (?, ?) ON CONFLICT DO NOTHING',
     );
-    this.historyStmt = db.prepare(
-      `INSERT INTO task_history (task_id, project_id, observed_at, field, old_value, new_value)
-       SELECT id, project_id, @at, 'deleted', name, NULL FROM tasks WHERE ${UNSEEN}`,
-    );
-    this.deleteStmt = db.prepare(`DELETE FROM tasks WHERE ${UNSEEN}`);
     this.countStmt = db.prepare<{ projectId: string }, number>(
       `SELECT count(*) FROM tasks WHERE ${UNSEEN}`,
     );
@@ -209,16 +210,5 @@ export class SeenTasks {
   async countUnseen(projectId: string): Promise<number> {
     await this.settle(projectId);
     return (await this.countStmt.get({ projectId })) ?? 0;
-  }
-
-  /** Deletes (and records) the project's tasks this pass did not see; returns how many. */
-  async removeUnseen(projectId: string, context: WriteContext): Promise<number> {
-    await this.settle(projectId);
-    if (context.history) {
-      context.tally.history += (await this.historyStmt.run({ projectId, at: context.at })).changes;
-    }
-    const removed = (await this.deleteStmt.run({ projectId })).changes;
-    context.tally.rows += removed;
-    return removed;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * A SQLite mirror file as a `Db`: better-sqlite3, synchronous inside, each answer handed back as
- * a settled promise. It runs on the store thread that owns the file (`src/units/thread.ts`), so a
+ * a settled promise. It runs on the store thread that owns the file (`src/store/thread/thread.ts`), so a
  * lock another connection holds keeps that thread waiting, never the daemon's event loop.
  */
 import type Database from 'better-sqlite3';

@@ -1,6 +1,6 @@
 /**
  * Kept pages surveyed several at a time in one statement, on PostgreSQL. The survey of a pass's
- * commit (`src/mirror/commit.ts`) walks the kept pages: each page's ids are noted as seen, and the
+ * commit (`src/store/writer/commit.ts`) walks the kept pages: each page's ids are noted as seen, and the
  * page is marked changed if any task of it the pass did not see written meanwhile is not in the
  * mirror as the page has it. As a snapshot of separate statements that is five round trips a page
  * (begin, read the page, note its ids, compare, commit) and the page's text sent to the client and
@@ -11,6 +11,7 @@
  * SQLite has no round trips to save: it takes the snapshot path, a page at a time.
  */
 import type { Db } from './database.js';
+import { pgMarkSeen } from './seen-tasks.js';
 
 /** Kept pages one statement surveys at most. */
 export const SURVEY_PAGES_PER_STATEMENT = 10;
@@ -71,7 +72,7 @@ export class SurveyPages {
  * growing with each statement) or an earlier place in these pages holds it. Only the pages up to the first with a repeat, and before the first
  * missing, have their ids noted (ON CONFLICT DO NOTHING), as a page-by-page walk would stop
  * there. Whether any task outside `@guarded` is missing from the mirror, of another project or
- * with other data, is compared as `jsonb`, as `TasksRepository.anyDiffers` does. The CTEs share
+ * with other data, is compared as `jsonb`, as `TaskReads.anyDiffers` does. The CTEs share
  * one snapshot, so the comparison reads the mirror as it was when the statement began.
  */
 const PG_SURVEY_PAGES = `
@@ -103,8 +104,7 @@ stop AS (
     @last::integer) AS page
 ),
 marked AS (
-  INSERT INTO seen_tasks (project_id, id)
-  SELECT @projectId, id FROM kept WHERE page <= (SELECT page FROM stop)
+  ${pgMarkSeen('SELECT id FROM kept WHERE page <= (SELECT page FROM stop)')}
   ON CONFLICT DO NOTHING
 ),
 first_repeats AS (SELECT DISTINCT ON (page) page, id FROM repeats ORDER BY page, ord),

@@ -38,7 +38,18 @@ const COLUMNS = `project_id AS projectId, backfill, pages_read AS pagesRead,
   total_count AS totalCount, last_pass_at AS lastPassAt, last_change_at AS lastChangeAt,
   project_etag AS projectEtag, last_error AS lastError, last_error_at AS lastErrorAt`;
 
-/** Reads and writes `sync_state`. */
+/**
+ * PostgreSQL: the statement (a data-modifying CTE's body) recording how far `@projectId`'s
+ * backfill has read (`@lastPage`; a null `@totalCount` keeps the one held) when `condition`
+ * holds; for a statement that writes more than the progress (`backfillProgress` otherwise).
+ */
+export function pgBackfillProgress(condition: string): string {
+  return `UPDATE sync_state SET pages_read = @lastPage,
+    total_count = coalesce(@totalCount::integer, total_count)
+  WHERE project_id = @projectId AND ${condition}`;
+}
+
+/** The one writer of `sync_state`. */
 export class SyncStateRepository {
   private readonly getStmt;
   private readonly listStmt;

@@ -34,7 +34,24 @@ export function decodeRows(rows: string): string[] {
   return rows === '[]' ? [] : rows.slice(1, -1).split(',\n');
 }
 
-/** Reads and writes `task_pages`. */
+/** A kept page written again replaces the copy before. */
+const REPLACE_PAGE = `ON CONFLICT (project_id, page_size, page) DO UPDATE SET etag = excluded.etag,
+  row_count = excluded.row_count, read_at = excluded.read_at, rows = excluded.rows`;
+
+/**
+ * PostgreSQL: the statement (a data-modifying CTE's body) keeping, for `@projectId` at
+ * `@pageSize` read at `@at`, the pages that `pages` selects (page, etag, row_count, rows), when
+ * `condition` holds; for a statement that writes more than kept pages.
+ */
+export function pgKeepPages(pages: string, condition: string): string {
+  return `INSERT INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
+  SELECT @projectId, @pageSize, page.page, page.etag, page.row_count, @at::timestamptz, page.rows
+  FROM (${pages}) AS page (page, etag, row_count, rows)
+  WHERE ${condition}
+  ${REPLACE_PAGE}`;
+}
+
+/** The one writer of `task_pages`. */
 export class TaskPagesRepository {
   private readonly headsStmt;
   private readonly getStmt;
@@ -53,9 +70,7 @@ export class TaskPagesRepository {
     );
     this.putStmt = db.prepare(
       `INSERT INTO task_pages (project_id, page_size, page, etag, row_count, read_at, rows)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (project_id, page_size, page) DO UPDATE SET etag = excluded.etag,
-         row_count = excluded.row_count, read_at = excluded.read_at, rows = excluded.rows`,
+       VALUES (?, ?, ?, ?, ?, ?, ?) ${REPLACE_PAGE}`,
     );
     this.pruneStmt = db.prepare(
       'DELETE FROM task_pages WHERE project_id = ? AND (page_size <> ? OR page > ?)',

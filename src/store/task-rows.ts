@@ -11,6 +11,26 @@ import { fieldShapes, type FieldShape } from './data-fields.js';
 import { decodeRows } from './task-pages.js';
 import { assigneesOf, dateColumn, numberColumn, textColumn, timestampColumn } from './values.js';
 
+declare const PREPARED: unique symbol;
+
+/**
+ * A page of tasks prepared for the store (`preparePage`) on the thread that parsed it: what the
+ * store's port carries. Its layout (`TaskRows`) is the store's own, opened only by `rowsOf`.
+ */
+export interface PreparedPage {
+  readonly [PREPARED]: 'tasks';
+}
+
+/** Prepares the tasks of a page, in page order, for the store. */
+export function preparePage(tasks: readonly Task[]): PreparedPage {
+  return taskRows(tasks) as TaskRows & PreparedPage;
+}
+
+/** The store's rows of a page prepared by `preparePage`. */
+export function rowsOf(page: PreparedPage): TaskRows {
+  return page as PreparedPage & TaskRows;
+}
+
 /** A page of tasks, column by column, in page order. */
 export interface TaskRows {
   ids: string[];

@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { LeaseKeeper } from '../../src/units/leases.js';
+import { LeaseKeeper } from '../../src/store/thread/leases.js';
 import { Coordination } from '../../src/store/postgres/coordination.js';
 import { openConnection } from '../fixtures/connection.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';

@@ -8,8 +8,8 @@
 import pino from 'pino';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { Coordination } from '../../src/store/postgres/coordination.js';
-import { LeaseKeeper } from '../../src/units/leases.js';
-import { SerialQueue } from '../../src/units/queue.js';
+import { LeaseKeeper } from '../../src/store/thread/leases.js';
+import { SerialQueue } from '../../src/store/thread/queue.js';
 
 /** A heartbeat every 10 ms of fake time. */
 const LEASE_MS = 30;

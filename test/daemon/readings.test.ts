@@ -5,7 +5,7 @@
  * events carry what changed, or name the list to read again), and the mirror equals the service.
  */
 import { describe, expect, it } from 'vitest';
-import { enqueue } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/store/outbox-queue/index.js';
 import { READING_PROFILES } from '../../src/sim/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { differences, waitUntil } from '../reliability/helpers.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WriteResponse } from '../../src/domain/index.js';
-import { enqueue, type OutboxItem } from '../../src/outbox/index.js';
+import { type OutboxItem } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/store/outbox-queue/index.js';
 import { mirrorAnswers } from '../fixtures/outbox.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import type { SqliteDb } from '../../src/store/database.js';

@@ -1,11 +1,11 @@
 /**
- * The fields and ops of an item's base are defined once (`src/outbox/conflict.ts`): the triggers
+ * The fields and ops of an item's base are defined once (`src/store/outbox-queue/conflict.ts`): the triggers
  * that record a base when an item is queued, in each engine's schema and in the PostgreSQL
  * upgrade script, list exactly the same (issue 36: they were written three times).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHECKED_OPS, TASK_FIELDS } from '../../src/outbox/conflict.js';
+import { CHECKED_OPS, TASK_FIELDS } from '../../src/store/outbox-queue/conflict.js';
 
 const read = (name: string) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
 

@@ -24,12 +24,8 @@ import WebSocket from 'ws';
 import { Freshness } from '../../src/daemon/freshness.js';
 import { systemClock, type RemoteApi } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
-import {
-  enqueue,
-  OutboxPusher,
-  resolveOutboxItem,
-  type OnConflict,
-} from '../../src/outbox/index.js';
+import { OutboxPusher, type OnConflict } from '../../src/outbox/index.js';
+import { enqueue, resolveOutboxItem } from '../../src/store/outbox-queue/index.js';
 import { decodeMessage } from '../../src/realtime/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { openDatabase, type SqliteDb } from '../../src/store/database.js';

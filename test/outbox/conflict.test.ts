@@ -8,12 +8,8 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
-import {
-  enqueue,
-  OutboxPusher,
-  resolveOutboxItem,
-  type OnConflict,
-} from '../../src/outbox/index.js';
+import { OutboxPusher, type OnConflict } from '../../src/outbox/index.js';
+import { enqueue, resolveOutboxItem } from '../../src/store/outbox-queue/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { outboxItems } from '../fixtures/outbox.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRequest, OUTBOX_OPS, type ItemInput } from '../../src/outbox/index.js';
+import { buildRequest, OUTBOX_OPS, type ItemInput } from '../../src/domain/outbox-ops.js';
 import { newTask, newTaskJson } from './tasks.js';
 
 const KEY = '6f1c2d3e-0000-4000-8000-000000000001';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/index.js';
-import { dropOutboxItem, enqueue, retryOutboxItem } from '../../src/outbox/index.js';
+import { dropOutboxItem, enqueue, retryOutboxItem } from '../../src/store/outbox-queue/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { newTask, newTaskJson } from './tasks.js';

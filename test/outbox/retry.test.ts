@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { RequestGovernor } from '../../src/budget/index.js';
 import {
   DEFAULT_ITEM_RETRY_WINDOW_MS,
-  enqueue,
   OutboxPusher,
   type OutboxPusherOptions,
 } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/store/outbox-queue/index.js';
 import { createHttpRemote } from '../../src/remote/index.js';
 import { Prng, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
 import { OutboxRepository } from '../../src/store/outbox.js';

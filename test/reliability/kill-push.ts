@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { enqueue } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/store/outbox-queue/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';

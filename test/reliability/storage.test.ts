@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { enqueue } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/store/outbox-queue/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { tempDir } from '../fixtures/db.js';

@@ -1,5 +1,5 @@
 /**
- * Backfill pages written together on PostgreSQL (two a statement, `BackfillPages`) leave the
+ * Backfill pages written together on PostgreSQL (two a statement, `TaskWriter.putPagesAtOnce`) leave the
  * mirror as SQLite's page-by-page transactions do, and find the same problem on the same page:
  * over random pages (ids repeated within and across them, `X-Total-Count` present or not), tasks
  * the mirror holds already (the same copy, another, another project's), ids seen before in the
@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
-import { MirrorWriter } from '../../src/mirror/writer.js';
-import { PAGES_PER_STATEMENT } from '../../src/store/backfill-pages.js';
+import { MirrorWriter } from '../../src/store/writer/writer.js';
+import { PAGES_PER_STATEMENT } from '../../src/store/task-writer.js';
 import type { Db } from '../../src/store/db.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { taskRows } from '../../src/store/task-rows.js';
@@ -169,7 +169,7 @@ describe('backfill pages written together', () => {
   it('leave the mirror on PostgreSQL, two a statement, as on SQLite, page by page', async () => {
     const [sqliteDb, pgDb] = await engines();
     const stores = [new MirrorStore(sqliteDb), new MirrorStore(pgDb)] as const;
-    expect(stores.map((store) => store.backfillPages !== undefined)).toEqual([false, true]);
+    expect(stores.map((store) => store.tasks.writesPagesAtOnce)).toEqual([false, true]);
     for (const db of [sqliteDb, pgDb]) {
       await db
         .prepare(`INSERT INTO projects (id, name, data, synced_at) VALUES ('p2', 'p2', '{}', ?)`)
@@ -177,9 +177,9 @@ describe('backfill pages written together', () => {
     }
     // Which way PostgreSQL's writes went: two pages at once, and written (or not).
     const together = { written: 0, refused: 0 };
-    const atOnce = stores[1].backfillPages!;
-    const writeAtOnce = atOnce.writeAtOnce.bind(atOnce);
-    atOnce.writeAtOnce = async (input) => {
+    const atOnce = stores[1].tasks;
+    const writeAtOnce = atOnce.putPagesAtOnce.bind(atOnce);
+    atOnce.putPagesAtOnce = async (input) => {
       const ok = await writeAtOnce(input);
       if (input.pages.length === PAGES_PER_STATEMENT) together[ok ? 'written' : 'refused'] += 1;
       return ok;

@@ -1,6 +1,6 @@
 /**
- * A backfill page on PostgreSQL in one statement (`src/store/backfill-pages.ts`), against a real
- * server: a page of new tasks costs one statement and no transaction, and writes what the
+ * A backfill page on PostgreSQL in one statement (`TaskWriter.putPagesAtOnce` in
+ * `src/store/task-writer.ts`), against a real server: a page of new tasks costs one statement and no transaction, and writes what the
  * transactional path writes; a page it cannot take (a task the mirror holds, an id seen before
  * in the read, a lease not held) writes nothing there and goes the transactional way, with that
  * path's outcome. Statements are counted by the server (`pg_stat_statements`).
@@ -8,8 +8,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { NotHeldError, type ProjectFence, type Task } from '../../src/domain/index.js';
-import { MirrorWriter } from '../../src/mirror/index.js';
-import type { BackfillPage } from '../../src/mirror/writer.js';
+import { MirrorWriter } from '../../src/store/writer/writer.js';
+import type { BackfillPage } from '../../src/store/writer/writer.js';
 import { openConnection } from '../fixtures/connection.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { DEFERRED_INDEXES } from '../../src/store/deferred-objects.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Task } from '../../src/domain/index.js';
-import { MirrorWriter } from '../../src/mirror/index.js';
+import { MirrorWriter } from '../../src/store/writer/writer.js';
 import { inTransaction } from '../../src/store/handle.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -71,12 +71,12 @@ describe('TasksRepository', () => {
     const changed = task({ status: 'Done' });
     const parse = vi.spyOn(JSON, 'parse');
     try {
-      await s.tasks.putAll('p1', taskRows([changed], [JSON.stringify(changed)]), context);
+      await s.tasks.putPage('p1', taskRows([changed], [JSON.stringify(changed)]), context, 'kept');
       expect(parse).toHaveBeenCalledTimes(2);
       // The same value in another spelling (PostgreSQL's jsonb) is no change.
       parse.mockClear();
       const reordered = JSON.stringify(Object.fromEntries(Object.entries(changed).reverse()));
-      await s.tasks.putAll('p1', taskRows([changed], [reordered]), context);
+      await s.tasks.putPage('p1', taskRows([changed], [reordered]), context, 'kept');
       expect(parse).toHaveBeenCalledTimes(2);
     } finally {
       parse.mockRestore();
@@ -212,13 +212,13 @@ describe('the writer reads a stored task once a write', () => {
     );
     const find = vi.spyOn(store.tasks, 'find');
     const put = (record: object) =>
-      writer.applyFetched('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
+      writer.applyChanges('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
     expect(await put(task({ id: 't1' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(1);
     expect(await put(task({ id: 't1', name: 'Renamed' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(2);
     const assign = { op: 'assignees', projectId: 'p1', taskId: 't1', assigneeIds: ['m2'] } as const;
-    expect(await writer.applyFetched('p1', [assign], 'test')).toBe('changed');
+    expect(await writer.applyChanges('p1', [assign], 'test')).toBe('changed');
     expect(find).toHaveBeenCalledTimes(3);
     expect(db.prepare(`SELECT member_id FROM task_assignees`).pluck().all()).toEqual(['m2']);
   });

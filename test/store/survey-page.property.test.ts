@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { survey } from '../../src/mirror/commit.js';
-import { PassGuard } from '../../src/mirror/guard.js';
+import { survey } from '../../src/store/writer/commit.js';
+import { PassGuard } from '../../src/store/writer/guard.js';
 import type { Db } from '../../src/store/db.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { SURVEY_PAGES_PER_STATEMENT } from '../../src/store/survey-pages.js';

@@ -5,7 +5,7 @@
  * under that token's integration identity.
  */
 import { describe, expect, it } from 'vitest';
-import { enqueue } from '../../src/outbox/index.js';
+import { enqueue } from '../../src/store/outbox-queue/index.js';
 import { hashToken } from '../../src/sim/index.js';
 import { STATE_KEYS } from '../../src/store/daemon-state.js';
 import { mirrorDifferences } from '../daemon/convergence/compare.js';

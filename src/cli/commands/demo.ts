@@ -16,7 +16,7 @@ import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { plural } from '../plural.js';
 import { createProgressView } from '../progress.js';
 import { openCommandLogger } from '../session.js';
-import { EXAMPLE_QUERIES, renderExample } from '../demo/queries.js';
+import { renderExample } from '../demo/queries.js';
 import { table } from '../status/render.js';
 import { singleToken, type TokenView } from '../../tokens/index.js';
 
@@ -73,9 +73,7 @@ export const body: CommandBody = {
         `\nQuota: ${budget.quotaRemaining ?? '?'} of ${budget.quotaLimit ?? '?'} requests left today; ${sim.requestLog.count({ status: 429 })} answers were 429.`,
       );
       out(`\n4. Example queries (sqlite3 ${file}):\n`);
-      for (const query of EXAMPLE_QUERIES) {
-        out(`${renderExample(query, await engine.store.examples.rows(query.sql))}\n`);
-      }
+      for (const answer of await engine.store.examples.all()) out(`${renderExample(answer)}\n`);
       out(`Next: projmirror status --db ${file}; projmirror report --db ${file}; the README.`);
       return synced ? EXIT_OK : EXIT_FAILED;
     } finally {

@@ -2,7 +2,8 @@
 import { systemClock, UsageError } from '../../domain/index.js';
 import { readSmallFile } from '../../domain/small-file.js';
 import { checkTokenLabel, TOKEN_PREFIX } from '../../tokens/index.js';
-import { checkEnqueueInput, enqueue, OUTBOX_OPS } from '../../outbox/index.js';
+import { OUTBOX_OPS } from '../../domain/outbox-ops.js';
+import { checkEnqueueInput, enqueue } from '../../store/outbox-queue/index.js';
 import { openMirror } from '../../store/open.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';

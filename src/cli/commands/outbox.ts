@@ -4,15 +4,17 @@
  */
 import { systemClock, UsageError } from '../../domain/index.js';
 import {
-  dropOutboxItem,
   OUTBOX_STATES,
-  resolveOutboxItem,
-  retryOutboxItem,
-  type Resolution,
   type OutboxItem,
   type OutboxState,
   type OutboxSummary,
 } from '../../outbox/index.js';
+import {
+  dropOutboxItem,
+  resolveOutboxItem,
+  retryOutboxItem,
+  type Resolution,
+} from '../../store/outbox-queue/index.js';
 import type { MirrorHandle } from '../../store/handle.js';
 import { mirrorMayExist, openMirror } from '../../store/open.js';
 import { OutboxRepository } from '../../store/outbox.js';

@@ -49,6 +49,16 @@ export interface Acquired {
 /** The database's own clock, plus `ms`. */
 const LATER = `now() + make_interval(secs => ?::float8 / 1000)`;
 
+/**
+ * The fence, as SQL: true when `holder` (a parameter) holds `projectId`'s lease, its row then
+ * locked FOR SHARE so that it cannot change hands before the statement's transaction ends. Every
+ * check of a lease before a write is this one (`holds`, and statements that write on their own).
+ */
+export function leaseHeld(projectId: string, holder: string): string {
+  return `EXISTS (SELECT 1 FROM project_leases
+    WHERE project_id = ${projectId} AND daemon_id = ${holder} AND expires_at > now() FOR SHARE)`;
+}
+
 /** The `daemons`, `project_leases` and outbox-claim statements. */
 export class Coordination {
   private readonly db: Db;
@@ -159,12 +169,11 @@ export class Coordination {
    */
   async holds(daemonId: string, projectId: string): Promise<boolean> {
     const row = await this.db
-      .prepare(
-        `SELECT 1 FROM project_leases
-         WHERE project_id = ? AND daemon_id = ? AND expires_at > now() FOR SHARE`,
-      )
-      .get(projectId, daemonId);
-    return row !== undefined;
+      .prepare(`SELECT ${leaseHeld('@projectId', '@daemonId')}`)
+      .pluck()
+      .get({ projectId, daemonId });
+    // The session reads booleans as SQLite does: 1 and 0.
+    return row === 1;
   }
 
   /** Of `projectIds`, those no other daemon alive within `aliveMs` lists. */

@@ -7,7 +7,7 @@
  */
 import pino from 'pino';
 import { vi } from 'vitest';
-import { LeaseKeeper } from '../../../src/units/leases.js';
+import { LeaseKeeper } from '../../../src/store/thread/leases.js';
 import { Coordination } from '../../../src/store/postgres/coordination.js';
 import type { Db } from '../../../src/store/db.js';
 import { openConnection } from '../../fixtures/connection.js';

@@ -3,28 +3,18 @@
  * thread sends units of work as messages and awaits their answers, so that no statement, lock
  * wait or transaction ever holds up its event loop. Units run in the order sent. A PostgreSQL
  * mirror's leases live on that thread too; the main thread holds a copy of what they hold
- * (`ThreadLeases`), refreshed after every heartbeat, and before each unit's answer and each
+ * (`LeaseCopy`, read through the one `LeaseView`), refreshed after every heartbeat, and before each unit's answer and each
  * notice of projects a heartbeat took, so that the main thread never acts on an older copy.
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Leases } from '../domain/index.js';
-import type { MirrorLocation } from '../store/open.js';
-import type { Store } from '../store/port.js';
-import { isPostgresUrl } from '../store/postgres/target.js';
+import type { Leases } from '../../domain/index.js';
+import type { MirrorLocation } from '../open.js';
+import type { Store } from '../port.js';
+import { isPostgresUrl } from '../postgres/target.js';
 import type { StoreHost } from './host.js';
-import { heldIn, type LeaseSnapshot } from './leases.js';
-import {
-  portOver,
-  receiveError,
-  UnitTracker,
-  type PortOf,
-  type SentError,
-  type UnitAnswer,
-} from './units.js';
-
-/** The leases' units, asked of the thread. */
-type LeasesPort = PortOf<StoreHost>['leases'];
+import { LeaseCopy, LeaseView, type LeaseSnapshot } from './leases.js';
+import { portOver, receiveError, UnitTracker, type SentError, type UnitAnswer } from './units.js';
 
 /** What the store thread tells the main thread. */
 export type ThreadMessage =
@@ -121,7 +111,7 @@ export function openStoreThread(
     },
   });
   const logger = options.logger.child({ subsystem: 'leases' });
-  let leases: ThreadLeases | undefined;
+  let leases: { view: LeaseView; copy: LeaseCopy } | undefined;
   return new Promise<StoreThread>((resolve, reject) => {
     const fail = (error: Error) => {
       gone ??= error;
@@ -144,15 +134,17 @@ export function openStoreThread(
         else unit.resolve(message.value);
       } else if ('ready' in message) {
         if (message.holder !== undefined && message.leases !== undefined) {
-          leases = new ThreadLeases(message.holder, message.leases, port.leases);
+          const copy = new LeaseCopy(message.leases);
+          leases = { view: new LeaseView(message.holder, copy, port.leases), copy };
         }
-        resolve({ store, leases });
+        resolve({ store, leases: leases?.view });
       } else if ('failed' in message) {
         fail(receiveError(message.failed));
       } else if ('leases' in message) {
-        leases?.update(message.leases);
+        leases?.copy.update(message.leases);
+        leases?.view.renewed();
       } else if ('acquired' in message) {
-        leases?.acquired(message.acquired);
+        leases?.view.acquired(message.acquired);
       } else {
         relayLog(logger, message.log);
       }
@@ -169,70 +161,4 @@ function relayLog(logger: Logger, line: string): void {
     fields,
     typeof msg === 'string' ? msg : undefined,
   );
-}
-
-/** The leases kept on the store thread, as the engines hold them. */
-class ThreadLeases implements Leases {
-  readonly holder: string;
-  private snapshot: LeaseSnapshot;
-  /** The snapshot's projects, for `mine`, asked per event and per outbox head. */
-  private held: ReadonlySet<string>;
-  private readonly units: LeasesPort;
-  private readonly listeners = new Set<(projectIds: string[]) => void>();
-  private readonly renewedListeners = new Set<() => void>();
-
-  constructor(holder: string, snapshot: LeaseSnapshot, units: LeasesPort) {
-    this.holder = holder;
-    this.snapshot = snapshot;
-    this.held = new Set(snapshot.held);
-    this.units = units;
-  }
-
-  get leaseMs(): number {
-    return this.snapshot.leaseMs;
-  }
-
-  update(snapshot: LeaseSnapshot): void {
-    this.snapshot = snapshot;
-    this.held = new Set(snapshot.held);
-    this.renewedListeners.forEach((listener) => listener());
-  }
-
-  acquired(projectIds: string[]): void {
-    this.listeners.forEach((listener) => listener(projectIds));
-  }
-
-  mine(projectId: string): boolean {
-    const { renewedAt, leaseMs } = this.snapshot;
-    return heldIn({ held: this.held, renewedAt, leaseMs }, projectId, Date.now());
-  }
-
-  listed(projectIds: readonly string[], complete?: boolean): Promise<string[]> {
-    return this.units.listed(projectIds, complete);
-  }
-
-  removable(projectIds: readonly string[]): Promise<string[]> {
-    return this.units.removable(projectIds);
-  }
-
-  onAcquired(listener: (projectIds: string[]) => void): void {
-    this.listeners.add(listener);
-  }
-
-  /** Told whenever the copy changes (after a heartbeat or a unit that changed the leases). */
-  onRenewed(listener: () => void): void {
-    this.renewedListeners.add(listener);
-  }
-
-  advertise(): Promise<void> {
-    return this.units.advertise();
-  }
-
-  claim(projectIds: readonly string[]): Promise<string[]> {
-    return this.units.claim(projectIds);
-  }
-
-  stop(): Promise<void> {
-    return this.units.stop();
-  }
 }

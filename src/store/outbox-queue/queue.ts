@@ -2,15 +2,15 @@
  * Adding items to the outbox and managing them by hand: enqueue, retry, drop, and the summary
  * that `status` shows.
  */
-import { UsageError } from '../domain/index.js';
-import type { MirrorHandle } from '../store/handle.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { OutboxTargets } from '../store/outbox-targets.js';
+import { UsageError } from '../../domain/index.js';
+import type { MirrorHandle } from '../handle.js';
+import { OutboxRepository } from '../outbox.js';
+import { OutboxTargets } from '../outbox-targets.js';
 import { parseBase, presentValues, type Base } from './conflict.js';
-import { buildRequest } from './ops.js';
+import { buildRequest } from '../../domain/outbox-ops.js';
 
-export type { EnqueueInput, Enqueued } from '../store/port.js';
-import type { EnqueueInput, Enqueued } from '../store/port.js';
+export type { EnqueueInput, Enqueued } from '../port.js';
+import type { EnqueueInput, Enqueued } from '../port.js';
 
 /**
  * Checks an edit (op, target, body) as `enqueue` does, without a database: a command refuses bad

@@ -8,12 +8,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
-import { StoreError, systemClock } from '../domain/index.js';
-import type { MirrorHandle } from '../store/handle.js';
-import { Coordination } from '../store/postgres/coordination.js';
+import { StoreError, systemClock } from '../../domain/index.js';
+import type { MirrorHandle } from '../handle.js';
+import { Coordination } from '../postgres/coordination.js';
 import { LeaseKeeper } from './leases.js';
 import { createHost } from './host.js';
-import { openMirror } from '../store/open.js';
+import { openMirror } from '../open.js';
 import { SerialQueue } from './queue.js';
 import { runUnit, sendError, type UnitAnswer, type UnitHost, type UnitRequest } from './units.js';
 import type { StoreThreadData, ThreadMessage } from './thread.js';

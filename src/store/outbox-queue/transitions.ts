@@ -8,10 +8,10 @@ import {
   SOLE_OWNER,
   type ProjectFence,
   type WriteResponse,
-} from '../domain/index.js';
-import { isoTime } from '../store/database.js';
-import type { OutboxRepository } from '../store/outbox.js';
-import type { OutboxTargets } from '../store/outbox-targets.js';
+} from '../../domain/index.js';
+import { isoTime } from '../database.js';
+import type { OutboxRepository } from '../outbox.js';
+import type { OutboxTargets } from '../outbox-targets.js';
 import type { ApplyResult } from './apply.js';
 import {
   checkItem,
@@ -22,16 +22,15 @@ import {
   rebased,
   touchedFieldsOf,
 } from './conflict.js';
-import type { OutboxItem } from './item.js';
-import { buildRequest, type Valid } from './ops.js';
+import type { OutboxItem } from '../outbox.js';
+import { buildRequest, type Valid } from '../../domain/outbox-ops.js';
 
-export type { Claim } from '../store/port.js';
-import type { Claim } from '../store/port.js';
+export type { Claim } from '../port.js';
+import type { Claim } from '../port.js';
 
-/** Why an item can never be sent, as stored in `last_error`: `code: message`. */
-export function errorText(code: string, message: string): string {
-  return `${code}: ${message}`;
-}
+import { errorText } from './item-texts.js';
+
+export { errorText } from './item-texts.js';
 
 /**
  * Moves a pending item to `sending` (attempts + 1) and fixes its request body at the first

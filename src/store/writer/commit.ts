@@ -6,14 +6,14 @@
  * writer's `commitPass` then writes, in one transaction, only those pages, the deletions, the
  * three lists, the project and the bookkeeping; an unchanged pass holds the write lock briefly.
  */
-import type { MirrorStore } from '../store/mirror-store.js';
-import type { CommitRequest } from '../store/port.js';
-import type { IdentifiedRecord, RecordKind } from '../store/project-records.js';
+import type { MirrorStore } from '../mirror-store.js';
+import type { CommitRequest } from '../port.js';
+import type { IdentifiedRecord, RecordKind } from '../project-records.js';
 import type { PassGuard } from './guard.js';
-import type { Task } from '../domain/index.js';
-import { SURVEY_PAGES_PER_STATEMENT, type PageSurvey } from '../store/survey-pages.js';
-import { decodeRows, keptPageMissing } from '../store/task-pages.js';
-import { keptPage } from './page-writer.js';
+import type { Task } from '../../domain/index.js';
+import { SURVEY_PAGES_PER_STATEMENT, type PageSurvey } from '../survey-pages.js';
+import { decodeRows, keptPageMissing } from '../task-pages.js';
+import { keptPage } from './kept-pages.js';
 
 /** The members, resources and dependencies a pass read. */
 export type ProjectLists = Record<RecordKind, IdentifiedRecord[]>;

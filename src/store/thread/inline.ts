@@ -3,11 +3,11 @@
  * promise. For a connection the caller already holds (tests, benchmarks); a daemon's mirror is
  * always on a store thread (`thread.ts`).
  */
-import type { Clock } from '../domain/index.js';
-import type { MirrorHandle } from '../store/handle.js';
+import type { Clock } from '../../domain/index.js';
+import type { MirrorHandle } from '../handle.js';
 import { createHost, type StoreHost } from './host.js';
 import type { LeaseKeeper } from './leases.js';
-import type { Store } from '../store/port.js';
+import type { Store } from '../port.js';
 import { SerialQueue } from './queue.js';
 import { portOver, runUnit, UnitTracker } from './units.js';
 

@@ -4,14 +4,13 @@
  * store as one read, with the mirror as it is: a real push first re-reads the target of each
  * checked item, so a change the mirror has not seen yet is predicted only by the push itself.
  */
-import type { OutboxItem } from './item.js';
+import type { OutboxItem } from '../outbox.js';
 import { checkItem, conflictLine, parseBase, touchedFieldsOf, type Base } from './conflict.js';
-import type { OnConflict } from './send.js';
-import type { TargetRecord } from '../store/outbox-targets.js';
-import type { DryRunStep } from '../store/port.js';
+import type { TargetRecord } from '../outbox-targets.js';
+import type { DryRunStep, OnConflict } from '../port.js';
 import { prepareRequest } from './transitions.js';
 
-export type { DryRunStep } from '../store/port.js';
+export type { DryRunStep } from '../port.js';
 
 /** What the dry run reads: the queue, the mirror's targets, read-only projects. */
 export interface DryRunInput {

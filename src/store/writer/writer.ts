@@ -21,20 +21,19 @@ import {
   type RecordChange,
   type RemoteContext,
   type Task,
-} from '../domain/index.js';
-import { isoTime } from '../store/database.js';
-import type { MirrorStore } from '../store/mirror-store.js';
-import type { RecordKind } from '../store/project-records.js';
-import type { StoredTask } from '../store/tasks.js';
-import { pickRows, type TaskRows } from '../store/task-rows.js';
-import { sameJson } from '../store/values.js';
-import { newTally, type WriteContext, type WriteTally } from '../store/write-context.js';
+} from '../../domain/index.js';
+import { isoTime } from '../database.js';
+import type { MirrorStore } from '../mirror-store.js';
+import type { RecordKind } from '../project-records.js';
+import type { StoredTask } from '../task-writer.js';
+import { pickRows, type TaskRows } from '../task-rows.js';
+import { sameJson } from '../values.js';
+import { newTally, type WriteContext, type WriteTally } from '../write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
 import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
-import { keptRows } from './page-writer.js';
-import type { EventOutcome, PageProblem } from '../store/port.js';
-import type { ApplyOutcome } from './types.js';
+import { keptRows } from './kept-pages.js';
+import type { ApplyOutcome, EventOutcome, PageProblem } from '../port.js';
 
 /** Where a backfill page sits in the read, and whether its rows were just received. */
 export interface BackfillPage {
@@ -89,7 +88,7 @@ export class MirrorWriter {
    */
   async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
     const context = { route: `event ${event.type}`, projectId: event.projectId };
-    return await this.applyChanges(event.projectId, eventChanges(event), context);
+    return await this.applyInTransaction(event.projectId, eventChanges(event), context);
   }
 
   /**
@@ -113,32 +112,23 @@ export class MirrorWriter {
     });
   }
 
-  /** Writes records fetched from the service on a hint (get task, one list). */
-  async applyFetched(
-    projectId: string,
-    changes: readonly RecordChange[],
-    route: string,
-  ): Promise<ApplyOutcome> {
-    return await this.applyChanges(projectId, changes, { route, projectId });
-  }
-
   /**
-   * Writes the service's answer to an outbox item, inside the transaction that marks the item
-   * done; rejecting rolls the write back.
+   * Writes records the service gave on `route`: fetched on a hint (get task, one list), or its
+   * answer to an outbox item, inside the transaction that marks the item done (rejecting rolls
+   * the write back).
    */
-  async applyConfirmed(
+  async applyChanges(
     projectId: string,
     changes: readonly RecordChange[],
     route: string,
   ): Promise<ApplyOutcome> {
-    return await this.applyChanges(projectId, changes, { route, projectId });
+    return await this.applyInTransaction(projectId, changes, { route, projectId });
   }
 
   /** A pass's first step on a project never passed: its record, and the backfill begun. */
   async beginBackfill(project: Project, tally: WriteTally): Promise<void> {
     const { store } = this;
-    await store.transaction(async () => {
-      await this.claims.fence(project.id);
+    await this.fenced(project.id, async () => {
       await store.projects.put(project, this.context(false, tally));
       await store.syncState.beginBackfill(project.id);
       await store.deferred.deferIfEmpty();
@@ -207,8 +197,7 @@ export class MirrorWriter {
   ): Promise<string | undefined> {
     const { store } = this;
     const guard = this.guards.get(projectId);
-    return await store.transaction(async () => {
-      await this.claims.fence(projectId);
+    return await this.fenced(projectId, async () => {
       const { pageSize, etag } = page;
       const keep = async () => {
         if (page.fresh) {
@@ -222,7 +211,7 @@ export class MirrorWriter {
         !context.history &&
         (guard === undefined || guard.tasks.size === 0) &&
         (await store.seenTasks.mayDefer(projectId)) &&
-        (await store.tasks.insertAllNew(projectId, rows, context))
+        (await store.tasks.putPage(projectId, rows, context, 'new'))
       ) {
         await keep();
         await store.seenTasks.defer(projectId, pageSize, page.page, rows.ids.length);
@@ -232,8 +221,7 @@ export class MirrorWriter {
       if (repeated !== undefined) return `task ${repeated} appeared twice`;
       await keep();
       const unguarded = guard ? pickRows(rows, (id) => !guard.tasks.has(id)) : rows;
-      if (page.fresh) await store.tasks.putAllNew(projectId, unguarded, context);
-      else await store.tasks.putAll(projectId, unguarded, context);
+      await store.tasks.putPage(projectId, unguarded, context, page.fresh ? 'fresh' : 'kept');
       return undefined;
     });
   }
@@ -252,8 +240,7 @@ export class MirrorWriter {
     context: WriteContext,
   ): Promise<'written' | 'refused' | 'not tried'> {
     const { store } = this;
-    const { backfillPages } = store;
-    if (backfillPages === undefined || context.history) return 'not tried';
+    if (!store.tasks.writesPagesAtOnce || context.history) return 'not tried';
     if (!pages.every(({ page }) => page.fresh)) return 'not tried';
     const fields = pages.flatMap(({ rows }) => rows.fields);
     if (await context.fields.wouldGrow('tasks', fields)) return 'not tried';
@@ -265,7 +252,7 @@ export class MirrorWriter {
       rows,
       write: new Set(rows.ids.filter((id) => !guard?.tasks.has(id))),
     }));
-    const ok = await backfillPages.writeAtOnce({
+    const ok = await store.tasks.putPagesAtOnce({
       projectId,
       holder: this.claims.holder,
       pageSize: pages[0]!.page.pageSize,
@@ -286,17 +273,16 @@ export class MirrorWriter {
     const { store } = this;
     const { projectId, guard } = plan;
     const context = this.context(!plan.backfill, tally);
-    await store.transaction(async () => {
-      await this.claims.fence(projectId);
+    await this.fenced(projectId, async () => {
       if (!guard.project) await store.projects.put(plan.project, context);
       for (const page of found.changedPages) {
         const rows = await keptRows(store, projectId, plan.pageSize, page);
         const unguarded = pickRows(rows, (id) => !guard.tasks.has(id));
-        await store.tasks.putAll(projectId, unguarded, context);
+        await store.tasks.putPage(projectId, unguarded, context, 'kept');
       }
       if (found.unseen > 0) {
         for (const taskId of guard.tasks) await store.seenTasks.mark(projectId, taskId);
-        await store.seenTasks.removeUnseen(projectId, context);
+        await store.tasks.removeUnseen(projectId, context);
       }
       for (const kind of RECORD_KINDS) {
         await store.records[kind].replace(projectId, plan.lists[kind], context, guard.lists[kind]);
@@ -321,7 +307,7 @@ export class MirrorWriter {
   }
 
   /** Runs `changes` of one project in one transaction (a savepoint inside the caller's). */
-  private async applyChanges(
+  private async applyInTransaction(
     projectId: string,
     changes: readonly RecordChange[],
     route: RemoteContext,
@@ -329,7 +315,7 @@ export class MirrorWriter {
     const { store } = this;
     return await store.transaction(async () => {
       if ((await store.projects.data(projectId)) === undefined) return 'unknown_project';
-      await this.claims.fence(projectId);
+      await this.fence(projectId);
       const context = this.context(await store.syncState.hasBaseline(projectId), newTally());
       let changed = false;
       for (const change of changes) {
@@ -414,7 +400,7 @@ export class MirrorWriter {
       if (held === undefined) guard.shifted = true;
     }
     if (isNewer(held?.updatedAt, task.updatedAt)) return false;
-    return await this.store.tasks.putRead(held, projectId, task, JSON.stringify(task), context);
+    return await this.store.tasks.put(projectId, task, JSON.stringify(task), context, { held });
   }
 
   private async removeTask(
@@ -445,6 +431,22 @@ export class MirrorWriter {
     if (sameJson(await this.store.records[kind].data(projectId, checked.id), data)) return false;
     await this.store.records[kind].put(projectId, checked, data, context);
     return true;
+  }
+
+  /**
+   * Runs `fn` in one write transaction of `projectId`, fenced first: the mirror's writes of a
+   * project are only its lease holder's (`NotHeldError` otherwise, nothing written).
+   */
+  private fenced<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+    return this.store.transaction(async () => {
+      await this.fence(projectId);
+      return await fn();
+    });
+  }
+
+  /** The one check of the lease before a write (the statement's own is `leaseHeld`'s SQL). */
+  private async fence(projectId: string): Promise<void> {
+    await this.claims.fence(projectId);
   }
 
   private context(history: boolean, tally: WriteTally): WriteContext {

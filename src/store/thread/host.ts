@@ -3,10 +3,10 @@
  * It runs where the connection is (the store thread), one unit at a time, each to its end
  * (`queue.ts`); `PortOf<StoreHost>` is how everything else asks it.
  */
-import { SOLE_OWNER, type Clock } from '../domain/index.js';
-import type { MirrorHandle } from '../store/handle.js';
-import { MirrorFacts } from '../store/mirror-facts.js';
-import type { Store } from '../store/port.js';
+import { SOLE_OWNER, type Clock } from '../../domain/index.js';
+import type { MirrorHandle } from '../handle.js';
+import { MirrorFacts } from '../mirror-facts.js';
+import type { Store } from '../port.js';
 import { MirrorUnits } from './mirror-units.js';
 import type { PortOf } from './units.js';
 import { ExampleUnits } from './example-units.js';

@@ -4,17 +4,23 @@
  * message. The writer, its per-record guards and the survey of a pass's kept pages live here,
  * beside the rows they compare; the pass itself (requests, paging, retries) stays with the engine.
  */
-import type { Clock, Project, ProjectFence, RealtimeEvent, RecordChange } from '../domain/index.js';
-import { MirrorWriter } from '../mirror/writer.js';
-import type { PassGuard } from '../mirror/guard.js';
-import { survey } from '../mirror/commit.js';
-import { keptRows } from '../mirror/page-writer.js';
-import type { ApplyOutcome } from '../mirror/types.js';
-import { isoTime } from '../store/database.js';
-import type { MirrorHandle } from '../store/handle.js';
-import { MirrorStore } from '../store/mirror-store.js';
-import { newTally, type WriteTally } from '../store/write-context.js';
-import { PAGES_PER_STATEMENT } from '../store/backfill-pages.js';
+import type {
+  Clock,
+  Project,
+  ProjectFence,
+  RealtimeEvent,
+  RecordChange,
+} from '../../domain/index.js';
+import { MirrorWriter } from '../writer/writer.js';
+import type { PassGuard } from '../writer/guard.js';
+import { survey } from '../writer/commit.js';
+import { keptRows } from '../writer/kept-pages.js';
+import { isoTime } from '../database.js';
+import type { MirrorHandle } from '../handle.js';
+import { MirrorStore } from '../mirror-store.js';
+import { rowsOf } from '../task-rows.js';
+import { newTally, type WriteTally } from '../write-context.js';
+import { PAGES_PER_STATEMENT } from '../task-writer.js';
 import type {
   BackfillPageInput,
   CommitRequest,
@@ -22,7 +28,8 @@ import type {
   KeptHead,
   PageProblem,
   PassStart,
-} from '../store/port.js';
+  ApplyOutcome,
+} from '../port.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
 interface PassInFlight {
@@ -51,7 +58,7 @@ export class MirrorUnits {
     return {
       baseline: await store.syncState.hasBaseline(projectId),
       heldProject: held,
-      pagesPerWrite: store.backfillPages === undefined ? 1 : PAGES_PER_STATEMENT,
+      pagesPerWrite: store.tasks.writesPagesAtOnce ? PAGES_PER_STATEMENT : 1,
       heldProjectEtag:
         held === undefined
           ? undefined
@@ -114,7 +121,7 @@ export class MirrorUnits {
     const { tally } = this.pass(projectId);
     if (pages.every(({ rows }) => rows !== undefined)) {
       const fresh = pages.map(({ place, rows }) => ({
-        rows: rows!,
+        rows: rowsOf(rows!),
         page: { ...place, fresh: true },
       }));
       return await this.writer.backfillPages(projectId, fresh, tally);
@@ -122,7 +129,10 @@ export class MirrorUnits {
     // A 304 among them: page by page, each kept copy read when its page's turn comes.
     for (const { place, rows } of pages) {
       const fresh = rows !== undefined;
-      const written = rows ?? (await keptRows(this.store, projectId, place.pageSize, place.page));
+      const written =
+        rows === undefined
+          ? await keptRows(this.store, projectId, place.pageSize, place.page)
+          : rowsOf(rows);
       const page = { ...place, fresh };
       const problem = await this.writer.backfillPages(projectId, [{ rows: written, page }], tally);
       if (problem !== undefined) return problem;
@@ -172,7 +182,7 @@ export class MirrorUnits {
     changes: readonly RecordChange[],
     route: string,
   ): Promise<ApplyOutcome> {
-    return await this.writer.applyFetched(projectId, changes, route);
+    return await this.writer.applyChanges(projectId, changes, route);
   }
 
   /** Every mirrored project's id. */

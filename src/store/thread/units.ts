@@ -4,8 +4,8 @@
  * Units run one at a time in the order asked; the tracker says how many wait and since when (the
  * metrics show it; the daemon's health is judged by its own write probe).
  */
-import * as domain from '../domain/index.js';
-import type { StoreProgress } from '../store/port.js';
+import * as domain from '../../domain/index.js';
+import type { StoreProgress } from '../port.js';
 
 /** A group of units: methods taking and returning data that survives a structured clone. */
 export type UnitGroup = object;

@@ -10,9 +10,9 @@ import {
   type RecordChange,
   type JsonObject,
   type WriteResponse,
-} from '../domain/index.js';
-import type { OutboxItem } from './item.js';
-import { isOutboxOp } from './ops.js';
+} from '../../domain/index.js';
+import type { OutboxItem } from '../outbox.js';
+import { isOutboxOp } from '../../domain/outbox-ops.js';
 
 /**
  * Writes the service's answer to `item` into the mirror, inside the transaction that marks the
@@ -23,7 +23,7 @@ export type ApplyResult = (item: OutboxItem, response: WriteResponse) => Promise
 /** The mirror's write path for confirmed edits (the mirror's `MirrorWriter` is one). */
 export interface ConfirmedWriter {
   /** Writes `changes` of one project, nesting in the caller's transaction. */
-  applyConfirmed(
+  applyChanges(
     projectId: string,
     changes: readonly RecordChange[],
     route: string,
@@ -33,7 +33,7 @@ export interface ConfirmedWriter {
 /** The `ApplyResult` that writes each answer through `writer`. */
 export function answersInto(writer: ConfirmedWriter): ApplyResult {
   return async (item, response) => {
-    await writer.applyConfirmed(item.projectId, outboxChanges(item, response), item.op);
+    await writer.applyChanges(item.projectId, outboxChanges(item, response), item.op);
   };
 }
 

@@ -9,7 +9,7 @@ import {
   type ListType,
   type RealtimeEvent,
   type RecordChange,
-} from '../domain/index.js';
+} from '../../domain/index.js';
 
 /** The list each `*.changed` event is about. */
 const LIST_OF_EVENT: Readonly<Record<string, ListType>> = {

@@ -1,7 +1,7 @@
 /** The store's proof of life and upkeep: units that need what every write needs. */
-import type { MirrorHandle } from '../store/handle.js';
-import { walCheckpoint, type CheckpointResult } from '../store/wal.js';
-import { writeProbe } from '../store/writable.js';
+import type { MirrorHandle } from '../handle.js';
+import { walCheckpoint, type CheckpointResult } from '../wal.js';
+import { writeProbe } from '../writable.js';
 
 /** Probes the database as a writer would meet it, and checkpoints its write-ahead log. */
 export class HealthUnits {

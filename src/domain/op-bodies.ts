@@ -3,7 +3,7 @@
  * date that is not YYYY-MM-DD, a wrong type) and pass unknown fields through untouched, since the
  * service ignores fields it does not know.
  */
-import { isCalendarDate, type JsonObject } from '../domain/index.js';
+import { isCalendarDate, type JsonObject } from './index.js';
 
 /** The outcome of a body check: the value to send (undefined: no body), or the problem. */
 export type BodyCheck = { ok: true; value: unknown } | { ok: false; problem: string };

@@ -2,7 +2,7 @@
  * The outbox operations (contract section 3): which route each one calls, which id it targets,
  * which bodies are valid for it, and the request it becomes. Pure: no database, no network.
  */
-import type { RouteName, WriteRequest } from '../domain/index.js';
+import type { RouteName, WriteRequest } from './index.js';
 import {
   checkDependency,
   checkDependencyList,
@@ -11,7 +11,7 @@ import {
   checkResource,
   checkTaskFields,
   type BodyCheck,
-} from './validate.js';
+} from './op-bodies.js';
 
 /** Every op an outbox row may name. */
 export const OUTBOX_OPS = [

@@ -5,8 +5,11 @@
  * would set, is a conflict; fields the item does not touch never are. Pure: the present record
  * comes in as the mirror holds it.
  */
-import type { TargetRecord } from '../store/outbox-targets.js';
-import type { OutboxItem } from './item.js';
+import type { TargetRecord } from '../outbox-targets.js';
+import type { OutboxItem } from '../outbox.js';
+import type { Base } from './item-texts.js';
+
+export { parseBase, type Base } from './item-texts.js';
 
 /** The ops whose items carry a base and are checked before sending. */
 export const CHECKED_OPS = [
@@ -22,9 +25,6 @@ export const CHECKED_OPS = [
  * `test/outbox/base-fields.test.ts` checks, with `CHECKED_OPS`.
  */
 export const TASK_FIELDS = ['name', 'startDate', 'endDate', 'status', 'progress', 'assigneeIds'];
-
-/** What the trigger recorded: the record's presence and the values of the fields touched. */
-export type Base = { record: 'absent' } | { record: 'present'; values: Record<string, unknown> };
 
 /** One field the service changed since the item was queued. */
 export interface FieldConflict {
@@ -52,21 +52,6 @@ export interface ConflictRecord {
 /** True for an op whose items carry a base. */
 export function isCheckedOp(op: string): boolean {
   return (CHECKED_OPS as readonly string[]).includes(op);
-}
-
-/** The item's recorded base, or undefined when it has none (unchecked op, queued before v5). */
-export function parseBase(text: string | null): Base | undefined {
-  if (text === null) return undefined;
-  try {
-    const value = JSON.parse(text) as { record?: unknown; values?: unknown };
-    if (value.record === 'absent') return { record: 'absent' };
-    if (value.record === 'present' && isObject(value.values)) {
-      return { record: 'present', values: value.values };
-    }
-  } catch {
-    // Not ours: no base.
-  }
-  return undefined;
 }
 
 /** The fields an item changes, as the trigger chose them (the base's keys). */

@@ -1,5 +1,5 @@
 /** What the other write paths wrote while a pass of the same project was in flight. */
-import type { RecordKind } from '../store/project-records.js';
+import type { RecordKind } from '../project-records.js';
 
 /**
  * The records an event, a fetched record or an outbox answer wrote (or deleted) during a pass:

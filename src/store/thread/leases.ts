@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { errorLine, NotHeldError, type Leases, type ProjectFence } from '../domain/index.js';
-import type { Coordination, DaemonIdentity } from '../store/postgres/coordination.js';
+import { errorLine, NotHeldError, type Leases, type ProjectFence } from '../../domain/index.js';
+import type { Coordination, DaemonIdentity } from '../postgres/coordination.js';
 
 /** How long a lease lasts unless renewed, in ms: a dead daemon's projects move after this. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -65,7 +65,8 @@ export class LeaseKeeper implements ProjectFence {
   readonly identity: DaemonIdentity;
   private readonly coordination: Coordination;
   private readonly logger: Logger;
-  private readonly leaseMs: number;
+  /** How long a lease lasts unless renewed, in ms. */
+  readonly leaseMs: number;
   private held = new Set<string>();
   /**
    * When the leases in `held` were last renewed (Date.now() before the renewal began, so never
@@ -281,26 +282,6 @@ export class LeaseKeeper implements ProjectFence {
   }
 }
 
-/**
- * The leases of a keeper on this thread, as the engines hold them: each statement on the
- * keeper's own line, the one its renewals take.
- */
-export function leasesOf(keeper: LeaseKeeper): Leases {
-  const serially = keeper.serially;
-  return {
-    holder: keeper.holder,
-    leaseMs: keeper.snapshot().leaseMs,
-    mine: (projectId) => keeper.mine(projectId),
-    listed: (projectIds, complete) => serially(() => keeper.listed(projectIds, complete)),
-    removable: (projectIds) => serially(() => keeper.removable(projectIds)),
-    onAcquired: (listener) => keeper.onAcquired(listener),
-    onRenewed: (listener) => keeper.onHeartbeat(listener),
-    advertise: () => serially(() => keeper.advertise()),
-    claim: (projectIds) => serially(() => keeper.claim(projectIds)),
-    stop: () => serially(() => keeper.stop()),
-  };
-}
-
 /** The leases' units, on the thread that owns the connection (a PostgreSQL mirror's). */
 export class LeaseUnits {
   private readonly keeper: LeaseKeeper | undefined;
@@ -337,4 +318,128 @@ export class LeaseUnits {
     if (this.keeper === undefined) throw new Error('this mirror has no leases');
     return this.keeper;
   }
+}
+
+/** The keeper's actions the engines ask for: its units (`LeaseUnits`), in the connection's line. */
+export type LeaseActions = Pick<Leases, 'listed' | 'removable' | 'advertise' | 'claim' | 'stop'>;
+
+/** What the engines' view reads of the leases held: the keeper, or a copy of its snapshot. */
+interface HeldLeases {
+  readonly leaseMs: number;
+  mine(projectId: string): boolean;
+}
+
+/**
+ * A copy of a keeper's snapshot on another thread, replaced whenever the store thread tells a
+ * new one (after every heartbeat, and before each unit's answer and each notice of projects
+ * taken: `thread-entry.ts`), so that the main thread never acts on an older copy.
+ */
+export class LeaseCopy implements HeldLeases {
+  private snapshot: LeaseSnapshot;
+  /** The snapshot's projects, for `mine`, asked per event and per outbox head. */
+  private held: ReadonlySet<string>;
+
+  constructor(snapshot: LeaseSnapshot) {
+    this.snapshot = snapshot;
+    this.held = new Set(snapshot.held);
+  }
+
+  get leaseMs(): number {
+    return this.snapshot.leaseMs;
+  }
+
+  update(snapshot: LeaseSnapshot): void {
+    this.snapshot = snapshot;
+    this.held = new Set(snapshot.held);
+  }
+
+  mine(projectId: string): boolean {
+    const { renewedAt, leaseMs } = this.snapshot;
+    return heldIn({ held: this.held, renewedAt, leaseMs }, projectId, Date.now());
+  }
+}
+
+/**
+ * The leases as the engines hold them (`Leases`), wherever the keeper runs: what is held is read
+ * from the keeper or from a copy of it (`LeaseCopy`), and every action is one of the keeper's
+ * units, asked in the connection's line.
+ */
+export class LeaseView implements Leases {
+  readonly holder: string;
+  private readonly held: HeldLeases;
+  private readonly units: LeaseActions;
+  private readonly listeners = new Set<(projectIds: string[]) => void>();
+  private readonly renewedListeners = new Set<() => void>();
+
+  constructor(holder: string, held: HeldLeases, units: LeaseActions) {
+    this.holder = holder;
+    this.held = held;
+    this.units = units;
+  }
+
+  get leaseMs(): number {
+    return this.held.leaseMs;
+  }
+
+  /** What is held may have changed (a heartbeat, a new copy): tells the `onRenewed` listeners. */
+  renewed(): void {
+    this.renewedListeners.forEach((listener) => listener());
+  }
+
+  /** A heartbeat took over `projectIds`: tells the `onAcquired` listeners. */
+  acquired(projectIds: string[]): void {
+    this.listeners.forEach((listener) => listener(projectIds));
+  }
+
+  mine(projectId: string): boolean {
+    return this.held.mine(projectId);
+  }
+
+  listed(projectIds: readonly string[], complete?: boolean): Promise<string[]> {
+    return this.units.listed(projectIds, complete);
+  }
+
+  removable(projectIds: readonly string[]): Promise<string[]> {
+    return this.units.removable(projectIds);
+  }
+
+  onAcquired(listener: (projectIds: string[]) => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** Told whenever what is held may have changed (after a heartbeat, or a new copy). */
+  onRenewed(listener: () => void): void {
+    this.renewedListeners.add(listener);
+  }
+
+  advertise(): Promise<void> {
+    return this.units.advertise();
+  }
+
+  claim(projectIds: readonly string[]): Promise<string[]> {
+    return this.units.claim(projectIds);
+  }
+
+  stop(): Promise<void> {
+    return this.units.stop();
+  }
+}
+
+/**
+ * The leases of a keeper on this thread, as the engines hold them: read from the keeper itself,
+ * each action on the keeper's own line (the one its renewals take).
+ */
+export function leasesOf(keeper: LeaseKeeper): Leases {
+  const units = new LeaseUnits(keeper);
+  const serially = keeper.serially;
+  const view = new LeaseView(keeper.holder, keeper, {
+    listed: (projectIds, complete) => serially(() => units.listed(projectIds, complete)),
+    removable: (projectIds) => serially(() => units.removable(projectIds)),
+    advertise: () => serially(() => units.advertise()),
+    claim: (projectIds) => serially(() => units.claim(projectIds)),
+    stop: () => serially(() => units.stop()),
+  });
+  keeper.onHeartbeat(() => view.renewed());
+  keeper.onAcquired((projectIds) => view.acquired(projectIds));
+  return view;
 }

@@ -1,8 +1,8 @@
 /** The daemon's own bookkeeping (budgets, plan, start-up, the readers' time zone) as units. */
-import { ChangeRateRepository, type ChangeRateRow } from '../store/change-rates.js';
-import { DaemonStateRepository } from '../store/daemon-state.js';
-import type { MirrorHandle } from '../store/handle.js';
-import { recordTimeZone } from '../store/timezone.js';
+import { ChangeRateRepository, type ChangeRateRow } from '../change-rates.js';
+import { DaemonStateRepository } from '../daemon-state.js';
+import type { MirrorHandle } from '../handle.js';
+import { recordTimeZone } from '../timezone.js';
 
 /** `daemon_state` over one connection. */
 export class StateUnits {

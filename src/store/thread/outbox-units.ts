@@ -3,22 +3,17 @@
  * item is one transaction (claim, done with the answer written into the mirror, failed,
  * requeued), so that a push's requests never wait on the database in the middle of one.
  */
-import type { ProjectFence, WriteResponse } from '../domain/index.js';
-import { answersInto } from '../outbox/apply.js';
-import { dryRun, type DryRunStep } from '../outbox/dry-run.js';
-import type { OutboxItem } from '../outbox/item.js';
-import type { OnConflict } from '../outbox/send.js';
-import { enqueue, type Enqueued, type EnqueueInput } from '../outbox/queue.js';
-import { claimItem, markDone, markFailed, type Claim } from '../outbox/transitions.js';
-import type { MirrorHandle } from '../store/handle.js';
-import {
-  OutboxRepository,
-  type OutboxSummary,
-  type Requeue as RequeueOptions,
-} from '../store/outbox.js';
-import { OutboxTargets } from '../store/outbox-targets.js';
-import type { ClaimOptions } from '../store/port.js';
-import { ProjectsRepository } from '../store/projects.js';
+import type { ProjectFence, WriteResponse } from '../../domain/index.js';
+import { answersInto } from '../outbox-queue/apply.js';
+import { dryRun, type DryRunStep } from '../outbox-queue/dry-run.js';
+import type { OutboxItem } from '../outbox.js';
+import { enqueue, type Enqueued, type EnqueueInput } from '../outbox-queue/queue.js';
+import { claimItem, markDone, markFailed, type Claim } from '../outbox-queue/transitions.js';
+import type { MirrorHandle } from '../handle.js';
+import { OutboxRepository, type OutboxSummary, type Requeue as RequeueOptions } from '../outbox.js';
+import { OutboxTargets } from '../outbox-targets.js';
+import type { ClaimOptions, OnConflict } from '../port.js';
+import { ProjectsRepository } from '../projects.js';
 import type { MirrorUnits } from './mirror-units.js';
 
 /** The outbox's units over one connection; answers are written by the mirror's one writer. */
