@@ -42,6 +42,7 @@ import { RealtimeLinks } from './realtime-links.js';
 import { DEFAULT_STORE_STALL_MS, StoreWatch, type StoreHealth } from './store-watch.js';
 import { WalWatch } from './wal-watch.js';
 import { DISK_FULL_RETRY_MS, DiskWatch } from './disk-watch.js';
+import { FailureLog } from './failure-log.js';
 import { planForTokens } from './token-plan.js';
 
 /**
@@ -119,6 +120,7 @@ export class Daemon {
   private readonly storeWatch: StoreWatch;
   private readonly walWatch: WalWatch;
   private readonly disk: DiskWatch;
+  private readonly failures: FailureLog;
   /** Others' use of each token, by label. */
   private readonly foreign = new Map<string, ForeignUseEstimator>();
   private readonly scheduler: PollScheduler;
@@ -158,6 +160,7 @@ export class Daemon {
       onBack: () => this.storeBack(),
     });
     this.disk = new DiskWatch(this.clock, this.logger);
+    this.failures = new FailureLog(this.clock, this.logger);
     this.walWatch = new WalWatch({
       store: this.store,
       logger: this.logger,
@@ -185,6 +188,7 @@ export class Daemon {
       ...optional('idleIntervalMs', options.outboxIdleMs),
       onConflict: options.onConflict ?? 'hold',
       isFresh: (projectId) => this.freshness.isFresh(projectId),
+      disk: this.disk,
     });
     this.applier = new ChangeApplier({
       mirror: engine.mirror,
@@ -328,6 +332,7 @@ export class Daemon {
   /** Saves a daemon state key; a store that is away only costs a warning. */
   private async saveState(key: string, value: unknown, at: string): Promise<void> {
     await this.store.state.set(key, value, at).catch((error: unknown) => {
+      if (this.disk.absorbs(error)) return;
       this.logger.warn({ key, err: errorLine(error) }, 'could not save the daemon state');
     });
   }
@@ -395,6 +400,7 @@ export class Daemon {
       this.realtime?.stop(),
     ]);
     await this.options.engine.persistBudget().catch((error: unknown) => {
+      if (this.disk.absorbs(error)) return;
       this.logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
     await this.rates.save();
@@ -488,7 +494,7 @@ export class Daemon {
     for (const result of report.projects) {
       this.notePassed(result);
       if (!result.ok && result.errorCode !== 'not_attempted' && !signal.aborted) {
-        this.logger.warn({ projectId: result.projectId, err: result.error }, 'pass failed');
+        this.failures.failed(result);
       }
       if (!this.firstToRecord(result)) continue;
       if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
@@ -531,7 +537,7 @@ export class Daemon {
   ): Promise<boolean | undefined> {
     const { mirror } = this.options.engine;
     const result = await mirror.syncProject(projectId, { signal, purpose, fresh });
-    if (!result.ok) this.logger.warn({ projectId, err: result.error }, 'pass failed');
+    if (!result.ok) this.failures.failed(result);
     this.notePassed(result);
     const first = this.firstToRecord(result);
     if (purpose === 'refresh' && first && !signal.aborted) {
@@ -590,6 +596,7 @@ export class Daemon {
       this.foreignUse(label).observe(this.clock.now(), budget.quotaRemaining, budget.sentTotal);
     }
     await this.options.engine.persistBudget().catch((error: unknown) => {
+      if (this.disk.absorbs(error)) return;
       this.logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
     try {
@@ -597,6 +604,7 @@ export class Daemon {
       const next = Object.fromEntries(this.scheduler.dueTimes(plan));
       await this.saveState(STATE_KEYS.plan, { ...summary(plan), next }, isoTime(this.clock.now()));
     } catch (error) {
+      if (this.disk.absorbs(error)) return;
       this.logger.warn({ err: errorLine(error) }, 'could not save the plan');
     }
   }
@@ -617,8 +625,10 @@ export class Daemon {
     if (result.ok && result.startedAt !== undefined) {
       this.freshness.passed(result.projectId, result.startedAt);
     }
-    if (result.ok) this.disk.wrote();
-    else if (result.errorCode === DISK_FULL) {
+    if (result.ok) {
+      this.disk.wrote();
+      this.failures.passed(result.projectId);
+    } else if (result.errorCode === DISK_FULL) {
       // Tried again within a minute, whatever the failed-pass backoff has grown to.
       this.disk.refused(result.error);
       this.scheduler.dueAt(result.projectId, this.clock.now() + this.diskFullRetryMs);
@@ -637,7 +647,8 @@ export class Daemon {
   private track(work: Promise<void>): void {
     const tracked = work
       .catch((error: unknown) => {
-        if (!this.controller.signal.aborted) {
+        // A full disk was told to the disk watch (`missed`), which logs it.
+        if (!this.controller.signal.aborted && !isDiskFull(error)) {
           this.logger.warn({ err: errorLine(error) }, 'refresh failed');
         }
       })
