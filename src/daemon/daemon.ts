@@ -239,6 +239,8 @@ export class Daemon {
         const changesDays = options.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
         const pruned = await this.store.facts.pruneChanges(this.clock.now(), changesDays);
         this.logger.info({ removed: pruned, days: changesDays }, 'changes pruned');
+        const pages = await this.store.facts.reclaimSpace();
+        if (pages > 0) this.logger.info({ pages }, 'free pages given back to the file system');
       },
     });
   }
