@@ -7,4 +7,9 @@ export * from './queue.js';
 export * from './retries.js';
 export * from './conflict.js';
 export * from './dry-run.js';
-export { MIN_RATE_LIMIT_WAIT_MS, ON_CONFLICT_CHOICES, type OnConflict } from './send.js';
+export {
+  MIN_RATE_LIMIT_WAIT_MS,
+  ON_CONFLICT_CHOICES,
+  type DiskReports,
+  type OnConflict,
+} from './send.js';

@@ -294,9 +294,11 @@ async function recorded<T>(ctx: SendContext, record: () => Promise<T>): Promise<
         refused = true;
         ctx.disk?.refused(error);
       }
-      // One line when it begins, then at most one a minute (a full disk may last hours).
+      // One line when it begins, then at most one a minute (a full disk may last hours), or
+      // none more when the disk watch says it once a minute.
       const now = ctx.clock.now();
-      if (warnedAt === undefined || now - warnedAt >= RECORD_WARN_EVERY_MS) {
+      const again = !(refused && ctx.disk) && now - (warnedAt ?? now) >= RECORD_WARN_EVERY_MS;
+      if (warnedAt === undefined || again) {
         warnedAt = now;
         ctx.logger.warn(
           { err: errorLine(error), retryInMs: waitMs },
