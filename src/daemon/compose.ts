@@ -12,6 +12,7 @@ import { ChangeApplier } from './changes.js';
 import { ChangeRouter } from './change-router.js';
 import { Daemon, MAX_SIGNAL_LISTENERS } from './daemon.js';
 import { DEFAULT_RECONCILE_CRON } from './defaults.js';
+import { FailureLog } from './failure-log.js';
 import { DISK_FULL_RETRY_MS, DiskWatch } from './disk-watch.js';
 import { Freshness } from './freshness.js';
 import { daemonHealth } from './health.js';
@@ -103,11 +104,12 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const polls = (projectId: string) =>
     (projects?.includes(projectId) ?? true) && engine.claims.mine(projectId);
 
-  const notes = new StateNotes(store.state, logger);
+  const disk = new DiskWatch(clock, logger);
+  const failures = new FailureLog(clock, logger);
+  const notes = new StateNotes(store.state, logger, disk);
   const inFlight = new InFlight(signal, logger);
   const facts = new PlanFacts(store.facts, logger);
   const freshness = new Freshness();
-  const disk = new DiskWatch(clock, logger);
   const rates = new PollRates(clock, store.state, logger);
   const walWatch = new WalWatch({
     store,
@@ -170,6 +172,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const ledger = new PlanLedger({
     clock,
     logger,
+    disk,
     planner,
     scheduler,
     notes,
@@ -184,6 +187,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const passes: Passes = new Passes({
     mirror: engine.mirror,
     logger,
+    failures,
     projects,
     scheduler,
     rates,
@@ -198,6 +202,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     ...optional('idleIntervalMs', options.outboxIdleMs),
     onConflict: options.onConflict ?? 'hold',
     isFresh: (projectId) => freshness.isFresh(projectId),
+    disk,
   });
   const startup = new Startup({ clock, logger, passes, notes, rates, pusher, inFlight, signal });
   const applier = new ChangeApplier({

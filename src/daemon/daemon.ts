@@ -132,6 +132,7 @@ export class Daemon {
       parts.realtime?.stop(),
     ]);
     await parts.persistBudget().catch((error: unknown) => {
+      if (parts.disk.absorbs(error)) return;
       parts.logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
     await parts.rates.save();

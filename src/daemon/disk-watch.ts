@@ -1,13 +1,15 @@
 /**
  * A full disk is a state, like a locked database: it begins when a write is refused for it
- * (`isDiskFull`), and ends when a pass commits (`wrote`): a nearly full disk takes an event's
- * few pages and refuses larger writes, so only a pass's commit says there is room again; every
- * project whose write was refused is passed again within `DISK_FULL_RETRY_MS`. One warning when it begins, at most one a
- * minute while it lasts (with the writes refused meanwhile), one line when it ends; `/healthz`
+ * (`isDiskFull`), and ends when a pass commits or the outbox records an answer (`wrote`): a
+ * nearly full disk takes an event's few pages and refuses larger writes, so only such a commit
+ * says there is room again; every project whose write was refused is passed again within
+ * `DISK_FULL_RETRY_MS`. One warning when it begins, at most one a minute while it lasts (with the
+ * writes refused meanwhile, and counting a disk that fills again within the minute as the same
+ * trouble), one line when it ends; `/healthz`
  * answers 503 with `"disk": "full"` meanwhile, and a metric counts the writes refused.
  */
 import type { Logger } from 'pino';
-import { errorLine, type Clock } from '../domain/index.js';
+import { errorLine, isDiskFull, type Clock } from '../domain/index.js';
 
 /** At most one warning this often while the disk stays full. */
 export const DISK_FULL_LOG_MS = 60_000;
@@ -22,7 +24,8 @@ export class DiskWatch {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private fullSince: number | undefined;
-  private lastWarnAt = 0;
+  private lastWarnAt: number | undefined;
+  private episodeLogged = false;
   private refusedSinceWarn = 0;
   /** Writes refused for a full disk since the daemon started. */
   refusedTotal = 0;
@@ -44,10 +47,26 @@ export class DiskWatch {
     this.refusedSinceWarn += 1;
     if (this.fullSince === undefined) {
       this.fullSince = now;
-      this.warn(now, error, 'the disk is full: writes are refused and tried again each minute');
-    } else if (now - this.lastWarnAt >= DISK_FULL_LOG_MS) {
+      // A disk that fills again within the minute (a pass fitted, a larger write did not) is
+      // the same trouble: its lines keep to one a minute too.
+      this.episodeLogged =
+        this.lastWarnAt === undefined || now - this.lastWarnAt >= DISK_FULL_LOG_MS;
+      if (this.episodeLogged) {
+        this.warn(now, error, 'the disk is full: writes are refused and tried again each minute');
+      }
+    } else if (now - (this.lastWarnAt ?? now) >= DISK_FULL_LOG_MS) {
       this.warn(now, error, 'the disk is still full');
     }
+  }
+
+  /**
+   * True when `error` is a full disk (`isDiskFull`), counted as a refused write: this watch logs
+   * it, so the caller does not.
+   */
+  absorbs(error: unknown): boolean {
+    if (!isDiskFull(error)) return false;
+    this.refused(error);
+    return true;
   }
 
   /** A pass committed: the disk has room again, if it had none. */
@@ -55,7 +74,9 @@ export class DiskWatch {
     if (this.fullSince === undefined) return;
     const fullMs = this.clock.now() - this.fullSince;
     this.fullSince = undefined;
-    this.logger.info({ fullMs, refused: this.refusedSinceWarn }, 'the disk has room again');
+    const fields = { fullMs, refused: this.refusedSinceWarn };
+    if (this.episodeLogged) this.logger.info(fields, 'the disk has room again');
+    else this.logger.debug(fields, 'the disk has room again');
     this.refusedSinceWarn = 0;
   }
 
@@ -63,5 +84,6 @@ export class DiskWatch {
     this.logger.warn({ err: errorLine(error), refused: this.refusedSinceWarn }, message);
     this.lastWarnAt = now;
     this.refusedSinceWarn = 0;
+    this.episodeLogged = true;
   }
 }

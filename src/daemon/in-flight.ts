@@ -1,6 +1,6 @@
 /** The daemon's work in flight beside its loops (refreshes, events, take-overs, retries). */
 import type { Logger } from 'pino';
-import { errorLine } from '../domain/index.js';
+import { errorLine, isDiskFull } from '../domain/index.js';
 
 /** Tracks promises so that `stop()` can wait for each; a failure is logged, never thrown. */
 export class InFlight {
@@ -15,7 +15,9 @@ export class InFlight {
   track(work: Promise<void>): void {
     const tracked = work
       .catch((error: unknown) => {
-        if (!this.signal.aborted) this.logger.warn({ err: errorLine(error) }, 'refresh failed');
+        // A full disk was told to the disk watch (`missed`), which logs it.
+        if (!this.signal.aborted && !isDiskFull(error))
+          this.logger.warn({ err: errorLine(error) }, 'refresh failed');
       })
       .finally(() => this.work.delete(tracked));
     this.work.add(tracked);

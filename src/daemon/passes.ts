@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { DISK_FULL } from '../domain/index.js';
 import type { Mirror, ProjectSyncResult } from '../mirror/index.js';
 import type { DiskWatch } from './disk-watch.js';
+import type { FailureLog } from './failure-log.js';
 import type { Freshness } from './freshness.js';
 import type { ListingRetry } from './listing-retry.js';
 import type { PlanFacts } from './plan-facts.js';
@@ -24,6 +25,8 @@ export interface PassesOptions {
   rates: Pick<PollRates, 'passed' | 'forget'>;
   freshness: Pick<Freshness, 'passed'>;
   disk: Pick<DiskWatch, 'wrote'>;
+  /** Logs a failing project per cause, not per attempt. */
+  failures: Pick<FailureLog, 'failed' | 'passed'>;
   missed: Pick<MissedWork, 'diskRefused'>;
   facts: Pick<PlanFacts, 'refresh' | 'ids'>;
   /** Runs the reconcile again after a failed listing. */
@@ -47,9 +50,9 @@ export class Passes {
     purpose: 'poll' | 'refresh',
     fresh = purpose === 'refresh',
   ): Promise<boolean | undefined> {
-    const { mirror, logger, scheduler } = this.options;
+    const { mirror, scheduler } = this.options;
     const result = await mirror.syncProject(projectId, { signal, purpose, fresh });
-    if (!result.ok) logger.warn({ projectId, err: result.error }, 'pass failed');
+    if (!result.ok) this.options.failures.failed(result);
     this.notePassed(result);
     const first = this.firstToRecord(result);
     if (purpose === 'refresh' && first && !signal.aborted) {
@@ -82,7 +85,7 @@ export class Passes {
     for (const result of report.projects) {
       this.notePassed(result);
       if (!result.ok && result.errorCode !== 'not_attempted' && !signal.aborted) {
-        logger.warn({ projectId: result.projectId, err: result.error }, 'pass failed');
+        this.options.failures.failed(result);
       }
       if (!this.firstToRecord(result)) continue;
       if (!result.ok && result.errorCode !== 'not_attempted') failed.push(result.projectId);
@@ -118,7 +121,10 @@ export class Passes {
     if (result.ok && result.startedAt !== undefined) {
       this.options.freshness.passed(result.projectId, result.startedAt);
     }
-    if (result.ok) this.options.disk.wrote();
+    if (result.ok) {
+      this.options.disk.wrote();
+      this.options.failures.passed(result.projectId);
+    }
     // Tried again within a minute, whatever the failed-pass backoff has grown to.
     else if (result.errorCode === DISK_FULL) {
       this.options.missed.diskRefused([result.projectId], result.error);

@@ -2,6 +2,7 @@
  * The plan in force, recomputed from what the governors and the mirror know now: each token's
  * quota spread over the projects it reads; and its record for `status` after each pass.
  */
+import type { DiskWatch } from './disk-watch.js';
 import type { Logger } from 'pino';
 import { ForeignUseEstimator, type DailyPlan, type PlanInput } from '../budget/index.js';
 import { errorLine, type Clock } from '../domain/index.js';
@@ -90,6 +91,8 @@ export interface PlanLedgerOptions {
   notes: Pick<StateNotes, 'save'>;
   /** Saves what the governors learned and the routing. */
   persistBudget: () => Promise<void>;
+  /** A full disk is the disk watch's to tell. */
+  disk: Pick<DiskWatch, 'absorbs'>;
 }
 
 /** After requests: feeds the estimates of others' use and saves budgets and plan for `status`. */
@@ -101,6 +104,7 @@ export class PlanLedger {
     const { clock, logger, planner } = this.options;
     planner.observeForeignUse();
     await this.options.persistBudget().catch((error: unknown) => {
+      if (this.options.disk.absorbs(error)) return;
       logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
     try {
@@ -112,6 +116,7 @@ export class PlanLedger {
         isoTime(clock.now()),
       );
     } catch (error) {
+      if (this.options.disk.absorbs(error)) return;
       logger.warn({ err: errorLine(error) }, 'could not save the plan');
     }
   }

@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { ChangeRates } from '../budget/index.js';
-import { errorLine, type Clock } from '../domain/index.js';
+import { errorLine, isDiskFull, type Clock } from '../domain/index.js';
 import type { ProjectSyncResult } from '../mirror/index.js';
 import type { StatePort } from '../store/port.js';
 
@@ -97,7 +97,9 @@ export class PollRates {
       await this.state.saveChangeRates(rows, new Date(this.clock.now()).toISOString());
     } catch (error) {
       for (const row of rows) this.dirty.add(row.key);
-      this.logger.warn({ err: errorLine(error) }, 'could not keep the change-rate estimates');
+      // A full disk is logged once for all by the daemon's disk watch.
+      const level = isDiskFull(error) ? 'debug' : 'warn';
+      this.logger[level]({ err: errorLine(error) }, 'could not keep the change-rate estimates');
     }
   }
 }

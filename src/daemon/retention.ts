@@ -12,7 +12,7 @@ export interface RetentionOptions {
 
 /** Prunes the history and the change feed older than their retention, logging what went. */
 export async function pruneRetained(
-  facts: Pick<Store['facts'], 'pruneHistory' | 'pruneChanges'>,
+  facts: Pick<Store['facts'], 'pruneHistory' | 'pruneChanges' | 'reclaimSpace'>,
   clock: Clock,
   logger: Logger,
   options: RetentionOptions,
@@ -23,4 +23,6 @@ export async function pruneRetained(
   const changesDays = options.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS;
   const pruned = await facts.pruneChanges(clock.now(), changesDays);
   logger.info({ removed: pruned, days: changesDays }, 'changes pruned');
+  const pages = await facts.reclaimSpace();
+  if (pages > 0) logger.info({ pages }, 'free pages given back to the file system');
 }

@@ -7,4 +7,9 @@ export * from './item.js';
 export * from './pusher.js';
 export * from './retries.js';
 export type { DryRunStep } from '../store/port.js';
-export { MIN_RATE_LIMIT_WAIT_MS, ON_CONFLICT_CHOICES, type OnConflict } from './send.js';
+export {
+  MIN_RATE_LIMIT_WAIT_MS,
+  ON_CONFLICT_CHOICES,
+  type DiskReports,
+  type OnConflict,
+} from './send.js';

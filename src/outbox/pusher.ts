@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { BackoffPolicy } from '../domain/backoff.js';
 import {
   errorLine,
+  isDiskFull,
   UNWATCHED,
   type ProgressSignal,
   SOLE_OWNER,
@@ -23,7 +24,7 @@ import {
   DEFAULT_ITEM_RETRY_WINDOW_MS,
   RunRetries,
 } from './retries.js';
-import { sendItem, type OnConflict, type Outcome } from './send.js';
+import { sendItem, type DiskReports, type OnConflict, type Outcome } from './send.js';
 
 /** Longest 429 pause a pass sits out; a longer one ends the pass with the items still pending. */
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 2 * 60 * 1_000;
@@ -60,6 +61,11 @@ export interface OutboxPusherOptions {
   idleIntervalMs?: number;
   /** Told of each item settled and each wait a 429 imposes (a one-shot push's stall bound). */
   progress?: ProgressSignal;
+  /**
+   * Told of each write refused for a full disk and of each answer recorded (the daemon's
+   * `DiskWatch`, which logs the state); without it such a failed pass is logged as any other.
+   */
+  disk?: DiskReports;
 }
 
 /** Options of one pass. */
@@ -117,6 +123,7 @@ export class OutboxPusher {
   private readonly idleIntervalMs: number;
   private readonly progress: ProgressSignal;
   private readonly claims: ProjectClaims;
+  private readonly disk: DiskReports | undefined;
   private recovered = false;
   private controller: AbortController | undefined;
   private loop: Promise<void> | undefined;
@@ -140,6 +147,7 @@ export class OutboxPusher {
     this.maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
     this.idleIntervalMs = options.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS;
     this.progress = options.progress ?? UNWATCHED;
+    this.disk = options.disk;
   }
 
   /**
@@ -214,7 +222,9 @@ export class OutboxPusher {
       try {
         await this.pushOnce({ signal });
       } catch (error) {
-        this.logger.error({ err: errorLine(error) }, 'outbox pass failed');
+        // A full disk is a state the disk watch logs, at most once a minute, not once a pass.
+        if (this.disk !== undefined && isDiskFull(error)) this.disk.refused(error);
+        else this.logger.error({ err: errorLine(error) }, 'outbox pass failed');
       }
       await this.nap(await this.safeIdleDelayMs(), signal);
     }
@@ -283,6 +293,7 @@ export class OutboxPusher {
       onConflict: this.onConflict,
       isFresh: this.isFresh,
       mirror: this.mirror,
+      ...(this.disk ? { disk: this.disk } : {}),
       onReread: () => {
         report.rereads += 1;
       },

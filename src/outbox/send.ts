@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import {
   BudgetExhaustedError,
   errorLine,
+  isDiskFull,
   isTransientStoreError,
   MalformedResponseError,
   RateLimitedError,
@@ -41,6 +42,12 @@ export type Outcome =
   | { kind: 'retry'; sent: boolean; withinRun: boolean }
   | { kind: 'wait'; sent: boolean; untilMs: number; rateLimited: boolean };
 
+/** What the pusher tells of a full disk: a write refused for it, and an answer recorded. */
+export interface DiskReports {
+  refused(error: unknown): void;
+  wrote(): void;
+}
+
 /** What one try needs from the pusher. */
 export interface SendContext {
   /** The outbox's units of work (claims, with the projects this pusher sends for, are the store's). */
@@ -56,6 +63,8 @@ export interface SendContext {
   isFresh: (projectId: string) => boolean;
   /** Writes what a re-read of an item's target found into the mirror. */
   mirror: Pick<Store['mirror'], 'applyFetched'>;
+  /** Told when recording an answer meets a full disk, and when it is recorded after that. */
+  disk?: DiskReports;
   /** Told of each re-read of a target (one call, however many requests it takes). */
   onReread?: () => void;
   /**
@@ -273,14 +282,23 @@ export const RECORD_RETRY_MAX_MS = 5_000;
  */
 async function recorded<T>(ctx: SendContext, record: () => Promise<T>): Promise<T> {
   let warnedAt: number | undefined;
+  let refused = false;
   for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
     try {
-      return await record();
+      const done = await record();
+      if (refused) ctx.disk?.wrote();
+      return done;
     } catch (error) {
       if (ctx.signal?.aborted || !isTransientStoreError(error)) throw error;
-      // One line when it begins, then at most one a minute (a full disk may last hours).
+      if (isDiskFull(error)) {
+        refused = true;
+        ctx.disk?.refused(error);
+      }
+      // One line when it begins, then at most one a minute (a full disk may last hours), or
+      // none more when the disk watch says it once a minute.
       const now = ctx.clock.now();
-      if (warnedAt === undefined || now - warnedAt >= RECORD_WARN_EVERY_MS) {
+      const again = !(refused && ctx.disk) && now - (warnedAt ?? now) >= RECORD_WARN_EVERY_MS;
+      if (warnedAt === undefined || again) {
         warnedAt = now;
         ctx.logger.warn(
           { err: errorLine(error), retryInMs: waitMs },

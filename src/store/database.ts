@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { StoreError, UsageError } from '../domain/index.js';
 import { rebuildDerivedObjects } from './derived-objects.js';
+import { convertToIncremental } from './space.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { installWideViews } from './wide-views.js';
 
@@ -81,11 +82,15 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteDb 
       // Before WAL mode writes the file's first page. SQLite applies it only to an empty file;
       // a mirror made before keeps its pages.
       db.pragma(`page_size = ${MIRROR_PAGE_SIZE}`);
+      // Likewise for an empty file only (set on a read-only one it fails): the pages a prune
+      // frees can be given back (`space.ts`).
+      if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
       db.pragma('journal_mode = WAL');
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       migrate(db);
+      convertToIncremental(db);
     }
     return db;
   } catch (error) {

@@ -1,6 +1,7 @@
 /** The daemon's read side of the mirror: projects, task counts, last passes; retention. */
 import { ChangesRepository } from './changes.js';
 import { connectionOf, type MirrorHandle } from './handle.js';
+import { reclaimFreePages } from './space.js';
 import { TaskHistoryRepository } from './task-history.js';
 
 /** A project's times as `sync_state` holds them. */
@@ -17,8 +18,10 @@ export class MirrorFacts {
   private readonly history: TaskHistoryRepository;
   private readonly timesStmt;
   private readonly changes;
+  private readonly mirror: MirrorHandle;
 
   constructor(mirror: MirrorHandle) {
+    this.mirror = mirror;
     const db = connectionOf(mirror);
     this.changes = new ChangesRepository(mirror);
     this.countsStmt = db.prepare<[], { id: string; taskCount: number }>(
@@ -76,5 +79,10 @@ export class MirrorFacts {
   /** Deletes the change feed's rows older than `days` before `now`; returns the rows removed. */
   async pruneChanges(now: number, days: number): Promise<number> {
     return await this.changes.prune(now, days);
+  }
+
+  /** Gives the file's free pages back after a prune (`space.ts`); returns how many. */
+  reclaimSpace(): Promise<number> {
+    return Promise.resolve(reclaimFreePages(this.mirror));
   }
 }

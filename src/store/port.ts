@@ -227,6 +227,8 @@ export interface FactsPort {
   pruneHistory(now: number, days: number): Promise<number>;
   /** Deletes the change feed's rows older than `days` before `now`; the rows removed. */
   pruneChanges(now: number, days: number): Promise<number>;
+  /** Gives the file's free pages back after a prune (SQLite `incremental_vacuum`); how many. */
+  reclaimSpace(): Promise<number>;
 }
 
 /** The store's proof of life. */

@@ -49,6 +49,14 @@ describe('the commands on a PostgreSQL mirror', () => {
     const listed = await runCli(['outbox', 'list', '--db', url, '--json'], { cwd: dir });
     expect(JSON.parse(listed.stdout)).toMatchObject([{ op: 'task.update', state: 'pending' }]);
 
+    // The mirror's space on PostgreSQL: the database's size, no pages or log of SQLite's.
+    const status = await runCli(['status', '--json', '--db', url], { cwd: dir });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      space: { engine: 'postgresql', bytes: expect.any(Number), freePages: null, walBytes: null },
+    });
+    const statusText = await runCli(['status', '--db', url], { cwd: dir });
+    expect(statusText.stdout).toMatch(/\nmirror: \d+\.\d MiB \(pg_database_size\)/);
+
     const pushed = await runCli(['push', ...remote], { cwd: dir });
     expect(pushed.code).toBe(0);
     // Two: a one-shot push reads the target again before it sends (the conflict check).

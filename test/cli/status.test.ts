@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { syncWithCli } from '../fixtures/synced.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,12 +48,25 @@ describe('projmirror status', () => {
     expect(report.quota.limit).toBe(5000);
     expect(report.quota.remaining).toBe(5000 - sim.requestLog.count());
     expect(report.outbox.counts.pending).toBe(1);
+    // The mirror's space: the file as it is, its free pages, its write-ahead log (issue 38).
+    const walFile = `${db}-wal`;
+    expect(report.space).toEqual({
+      engine: 'sqlite',
+      bytes: statSync(db).size,
+      freePages: expect.any(Number) as number,
+      freeBytes: (report.space?.freePages ?? -1) * 4_096,
+      walBytes: existsSync(walFile) ? statSync(walFile).size : 0,
+      autoVacuum: 'incremental',
+    });
 
     const text = await runCli(['status', '--db', db]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/p_2 .*read-only: archived/);
     expect(text.stdout).toMatch(/quota: \d+ of 5000 left/);
     expect(text.stdout).toContain('outbox: 1 pending');
+    expect(text.stdout).toMatch(
+      /\nmirror: \d+\.\d MiB, \d+\.\d MiB in [\d,]+ free pages? \(given back daily\); write-ahead log \d+\.\d MiB\n/,
+    );
   });
 
   it("shows when the daemon's start-up reconcile began and finished", async () => {

@@ -22,9 +22,12 @@ export async function startTestDaemon(
     realtime?: boolean;
     engine?: Partial<Omit<EngineOptions, 'db' | 'logger'>>;
     daemon?: Partial<DaemonOptions>;
+    /** Runs on the new mirror before the engine opens it (a cap on its size, say). */
+    beforeStart?: (db: TestDaemon['db']) => void;
   } = {},
 ): Promise<TestDaemon> {
   const { db } = tempDatabase();
+  options.beforeStart?.(db);
   const logger = pino({ level: 'silent' });
   const engine = await openEngine(
     { baseUrl: new URL(sim.baseUrl), tokens: singleToken(sim.token) },

@@ -10,6 +10,7 @@ import { Coordination, type DaemonRow } from '../../store/postgres/coordination.
 import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
 import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
 import { ProjectsRepository } from '../../store/projects.js';
+import { mirrorSpace, type MirrorSpace } from '../../store/space.js';
 import { SyncStateRepository } from '../../store/sync-state.js';
 import type { StartupState } from '../../daemon/startup.js';
 import type { RoutingState, TokenScope } from '../../tokens/index.js';
@@ -105,6 +106,8 @@ export interface StatusReport {
   outbox: OutboxSummary;
   /** On a PostgreSQL mirror: every daemon registered, with what it holds. */
   daemons?: DaemonStatus[];
+  /** The space the mirror takes: its size, its free pages and its write-ahead log (none in memory). */
+  space?: MirrorSpace;
 }
 
 interface SavedPlan {
@@ -138,6 +141,7 @@ export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<S
   const sync = new Map(states.map((s) => [s.projectId, s]));
   const rows = await new ProjectsRepository(mirror).summaries();
   const daemons = isSharedMirror(mirror) ? await daemonStatuses(mirror, now) : undefined;
+  const space = await mirrorSpace(mirror);
   const holders = new Map(
     (daemons ?? []).flatMap((d) => d.projects.map((id) => [id, `${d.host}:${d.pid}`] as const)),
   );
@@ -183,6 +187,7 @@ export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<S
     startup: (await state.get<StartupState>(STATE_KEYS.startup)) ?? null,
     outbox: await new OutboxRepository(mirror).summary(now),
     ...(daemons === undefined ? {} : { daemons }),
+    ...(space === undefined ? {} : { space }),
   };
 }
 

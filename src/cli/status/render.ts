@@ -1,6 +1,7 @@
 /** `projmirror status` as text for people. */
 import { printable } from '../../domain/index.js';
 import { plural } from '../plural.js';
+import type { MirrorSpace } from '../../store/space.js';
 import type { DaemonStatus, QuotaStatus, StatusReport, TokenStatus } from './gather.js';
 
 /** "3h 2m", "45s": a duration for people. */
@@ -144,8 +145,25 @@ export function renderStatus(report: StatusReport): string {
       ? ''
       : `; oldest pending ${humanDuration(o.oldestPendingAgeMs / 1000)} old`;
   lines.push(`outbox: ${counts}${oldest}`);
+  if (report.space !== undefined) lines.push(spaceLine(report.space));
   if (report.daemons !== undefined) lines.push('', ...daemonLines(report.daemons));
   return lines.join('\n');
+}
+
+/** "mirror: 11.2 MiB, 0.4 MiB in 96 free pages (given back daily); write-ahead log 4.0 MiB". */
+function spaceLine(space: MirrorSpace): string {
+  if (space.engine === 'postgresql') return `mirror: ${mebibytes(space.bytes)} (pg_database_size)`;
+  const reclaim =
+    space.autoVacuum === 'incremental' ? 'given back daily' : 'reused by later writes';
+  return (
+    `mirror: ${mebibytes(space.bytes)}, ${mebibytes(space.freeBytes ?? 0)} in ` +
+    `${plural(space.freePages ?? 0, 'free page')} (${reclaim}); ` +
+    `write-ahead log ${mebibytes(space.walBytes ?? 0)}`
+  );
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(1)} MiB`;
 }
 
 /** The daemons sharing a PostgreSQL mirror: who, with which tokens, how lately heard, holding what. */
