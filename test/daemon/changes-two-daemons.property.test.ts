@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { connectionOf } from '../../src/store/handle.js';
 import { openMirror } from '../../src/store/open.js';
-import { startCli } from '../fixtures/cli.js';
+import { sharedRunArgs, startCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startPostgres, type PgServer } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -112,21 +112,7 @@ describe('the change feed with two daemons on one PostgreSQL mirror', () => {
           const sim = await startTestSimulator({ projects: PROJECTS, tasks: 8, tokens: [TOKEN] });
           const dir = tempDir();
           writeFileSync(join(dir, 'token'), TOKEN, { mode: 0o600 });
-          const args = [
-            'run',
-            '--db',
-            url,
-            '--base-url',
-            sim.baseUrl,
-            '--realtime-url',
-            sim.realtimeUrl,
-            '--token-file',
-            join(dir, 'token'),
-            '--lease-ms',
-            String(LEASE_MS),
-            '--log-level',
-            'warn',
-          ];
+          const args = sharedRunArgs(url, sim, join(dir, 'token'), LEASE_MS);
           const daemons = [startCli(args, { cwd: dir }), startCli(args, { cwd: dir })];
           const handle = await (async () => {
             for (;;) {

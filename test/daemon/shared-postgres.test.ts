@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { tempDir } from '../fixtures/db.js';
-import { runCli, startCli, type RunningCli } from '../fixtures/cli.js';
+import { runCli, sharedRunArgs, startCli, type RunningCli } from '../fixtures/cli.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 
@@ -106,24 +106,7 @@ async function converged(): Promise<boolean> {
 function startDaemon(dir: string, label: string, token: string): RunningCli {
   const file = join(dir, label);
   writeFileSync(file, token, { mode: 0o600 });
-  return startCli(
-    [
-      'run',
-      '--db',
-      url,
-      '--base-url',
-      sim.baseUrl,
-      '--realtime-url',
-      sim.realtimeUrl,
-      '--token-file',
-      file,
-      '--lease-ms',
-      String(LEASE_MS),
-      '--log-level',
-      'warn',
-    ],
-    { cwd: dir },
-  );
+  return startCli(sharedRunArgs(url, sim, file, LEASE_MS), { cwd: dir });
 }
 
 describe('three daemons over one PostgreSQL mirror', () => {
