@@ -1,5 +1,5 @@
 /**
- * A command loads what it runs, not every command's modules (README, "Startup"): `--help`,
+ * A command loads what it runs, not every command's modules (docs/configuration.md, "Startup"): `--help`,
  * `enqueue` and `status` start without the engine, the daemon, the simulator, the report or the
  * PostgreSQL driver, and `sync` into a SQLite file without the simulator, the daemon, the
  * realtime listener, metrics, schedules or the PostgreSQL driver. Each run's modules are logged by

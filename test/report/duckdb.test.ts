@@ -137,7 +137,7 @@ describe('the views in DuckDB', () => {
       const wide = view.name.endsWith('_all');
       for (const [index, column] of declared.entries()) {
         const got = described[index]?.column_type;
-        // A wide view's time is a field of the JSON text: DuckDB reads it as text (README); the
+        // A wide view's time is a field of the JSON text: DuckDB reads it as text (docs/reporting.md); the
         // lists made by json_group_array are DuckDB's JSON (text that its JSON functions take).
         const expected =
           wide && column.type === 'TIMESTAMP'

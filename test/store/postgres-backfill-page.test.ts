@@ -123,7 +123,7 @@ describe('a backfill page on PostgreSQL', () => {
     expect(await store.syncState.get('p1')).toMatchObject({ pagesRead: 2, totalCount: 9 });
     expect(await store.seenTasks.count('p1')).toBe(4);
     expect(await read('SELECT count(*) AS n FROM task_history')).toEqual([{ n: 0 }]);
-    // PostgreSQL keeps its indexes through a backfill into an empty mirror (README: only SQLite
+    // PostgreSQL keeps its indexes through a backfill into an empty mirror (docs/benchmarks.md: only SQLite
     // defers them; readers and other daemons share this database).
     const indexes = await read(
       `SELECT indexname FROM pg_indexes WHERE tablename IN ('tasks', 'task_assignees')`,

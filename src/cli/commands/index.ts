@@ -1,7 +1,7 @@
 /**
  * Every command of the CLI, in the order `--help` lists them. A command's module (its options and
  * what it does) is loaded only when the command line names it: `projmirror enqueue` starts without
- * the daemon, the simulator or the report's modules (README, "Startup").
+ * the daemon, the simulator or the report's modules (docs/configuration.md, "Startup").
  */
 import type { CommandBody, ListedCommand } from '../command.js';
 
