@@ -6,8 +6,7 @@
  * the total) ends at once with a `problem`, for the caller to repeat once.
  */
 import { MalformedResponseError, type RemoteApi, type RemoteContext } from '../domain/index.js';
-import type { KeptHead, MirrorPort, PageProblem } from '../store/port.js';
-import type { PageRead, PageWriter } from './page-writer.js';
+import type { KeptHead, PageRead, Pass } from '../store/port.js';
 import { PAGE_SLACK, type SyncOptions, type SyncProgress } from './types.js';
 
 /** Request counts of a pass, shared by its attempts: HTTP requests sent, pages read. */
@@ -27,8 +26,8 @@ export interface AttemptOutcome {
 /** Everything one project's reads need. */
 export interface PagerSetup {
   remote: RemoteApi;
-  mirror: MirrorPort;
-  writer: PageWriter;
+  /** The pass in flight: its kept pages' heads, and where an attempt's pages go. */
+  pass: Pick<Pass, 'keptHeads' | 'pages'>;
   projectId: string;
   pageSize: number;
   backfill: boolean;
@@ -44,59 +43,6 @@ interface ReadResult {
   totalCount: number | undefined;
 }
 
-/**
- * The writes of one attempt's pages, in read order: pages gather until the writer takes
- * `pagesPerWrite` of them, and then go as one write behind the one in flight, which is awaited.
- * So one write is in flight at most while the next pages are requested and parsed (memory stays
- * flat), and a write's problem is known once the next `pagesPerWrite` pages are read.
- */
-class PageWrites {
-  private readonly writer: PageWriter;
-  private gathered: PageRead[] = [];
-  private inFlight: Promise<PageProblem | undefined> = Promise.resolve(undefined);
-
-  constructor(writer: PageWriter) {
-    this.writer = writer;
-  }
-
-  /** Takes a page read; a problem when a write ended with one (the read then ends). */
-  async add(read: PageRead): Promise<PageProblem | undefined> {
-    this.gathered.push(read);
-    if (this.gathered.length < this.writer.pagesPerWrite) return undefined;
-    return await this.flush();
-  }
-
-  /** Every page read written and every write ended: the first problem, if any. */
-  async finish(): Promise<PageProblem | undefined> {
-    return (await this.flush()) ?? (await this.inFlight);
-  }
-
-  /** A read failed: what was read is written still, and every write has ended (errors dropped). */
-  async abandon(): Promise<void> {
-    await this.flush().catch(() => undefined);
-    await this.inFlight.catch(() => undefined);
-  }
-
-  /** Starts the gathered pages' write behind the one in flight, and awaits that one. */
-  private async flush(): Promise<PageProblem | undefined> {
-    const previous = this.inFlight;
-    if (this.gathered.length > 0) {
-      this.inFlight = handled(this.writer.write(this.gathered));
-      this.gathered = [];
-    }
-    let problem: PageProblem | undefined;
-    try {
-      problem = await previous;
-    } catch (error) {
-      // A write failed: the one just started ends too before the read does.
-      await this.inFlight.catch(() => undefined);
-      throw error;
-    }
-    if (problem !== undefined) await this.inFlight.catch(() => undefined);
-    return problem;
-  }
-}
-
 /** Reads a project's task pages, one attempt at a time. */
 export class TaskPager {
   private readonly setup: PagerSetup;
@@ -108,12 +54,12 @@ export class TaskPager {
   /**
    * One full read. Throws on remote errors and malformed pages; returns `problem` if it moved.
    * Pipelined: the next pages are requested and parsed while the store writes the ones before
-   * (`PageWrites`); every write has ended when this returns.
+   * (the pass's `PageSink`); every write has ended when this returns.
    */
   async read(attempt: number): Promise<AttemptOutcome> {
-    const { pageSize, mirror, projectId, writer } = this.setup;
-    const kept = new Map(await mirror.keptHeads(projectId, pageSize));
-    const writes = new PageWrites(writer);
+    const { pageSize, pass, backfill } = this.setup;
+    const kept = new Map(await pass.keptHeads(pageSize));
+    const writes = pass.pages(pageSize, backfill);
     /** The outcome, once every write has ended (a task one found repeated comes first). */
     const settled = async (outcome: AttemptOutcome): Promise<AttemptOutcome> => {
       const repeated = await writes.finish();
@@ -203,14 +149,4 @@ export class TaskPager {
     const { onProgress, projectId, backfill } = this.setup;
     onProgress?.({ projectId, backfill, ...progress });
   }
-}
-
-/**
- * `write`, marked as handled at once: it is awaited only after the next pages' requests, and a
- * store failure meanwhile must not count as an unhandled rejection (which ends the process);
- * awaiting it still throws.
- */
-function handled<T>(write: Promise<T>): Promise<T> {
-  write.catch(() => undefined);
-  return write;
 }

@@ -17,9 +17,7 @@ import {
   type Project,
   type RemoteApi,
 } from '../domain/index.js';
-import type { CommitRequest, PassStart } from '../store/port.js';
-import type { MirrorPort } from '../store/port.js';
-import { BackfillWriter, StagingWriter, type PageTarget } from './page-writer.js';
+import type { CommitRequest, MirrorPort, Pass } from '../store/port.js';
 import { TaskPager, type PassCounters } from './pager.js';
 import {
   MAX_READ_ATTEMPTS,
@@ -68,37 +66,38 @@ export class ProjectPass {
     const { mirror, clock, logger } = this.deps;
     const startedAt = clock.now();
     this.startedAt = startedAt;
+    let pass: Pass | undefined;
     try {
-      const start = await mirror.passBegin(this.projectId);
-      await this.sync(start);
-      this.written = await mirror.passEnd(this.projectId);
+      pass = await mirror.passBegin(this.projectId);
+      await this.sync(pass);
+      this.written = await pass.end();
       const result = this.result();
       logger.info({ ...result, ms: clock.now() - startedAt }, 'project synced');
       return result;
     } catch (error) {
       this.failure = error;
       const line = errorLine(error);
-      await mirror.passFailed(this.projectId, line).catch((storeError: unknown) => {
-        // A full disk is logged once for all by the daemon's disk watch.
-        const level = isDiskFull(storeError) ? 'debug' : 'error';
-        logger[level]({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record');
-      });
-      this.written = await mirror.passEnd(this.projectId).catch(() => this.written);
+      await mirror
+        .passFailed(this.projectId, line)
+        .catch((storeError: unknown) =>
+          logger.error({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record'),
+        );
+      if (pass !== undefined) this.written = await pass.end().catch(() => this.written);
       // Its caller tells it once: sync as its line, the daemon as 'pass failed'.
       logger.debug({ projectId: this.projectId, err: line }, 'project sync failed');
       return { ...this.result(), ok: false, error: line, errorCode: codeOf(error) };
     }
   }
 
-  private async sync(start: PassStart): Promise<void> {
-    const { mirror, logger } = this.deps;
-    this.backfill = !start.baseline;
-    const { project, etag } = await this.readProject(start);
-    if (this.backfill) await mirror.beginBackfill(project);
-    const pager = this.pager(start.pagesPerWrite);
+  private async sync(pass: Pass): Promise<void> {
+    const { logger } = this.deps;
+    this.backfill = !pass.baseline;
+    const { project, etag } = await this.readProject(pass);
+    if (this.backfill) await pass.beginBackfill(project);
+    const pager = this.pager(pass);
     for (;;) {
       this.attempts += 1;
-      const problem = await this.attempt(pager, project, etag);
+      const problem = await this.attempt(pass, pager, project, etag);
       if (problem === undefined) return;
       if (this.attempts >= MAX_READ_ATTEMPTS) {
         throw new InconsistentReadError(this.projectId, problem);
@@ -112,15 +111,16 @@ export class ProjectPass {
 
   /** One full read and, if it held together, its commit; else what went wrong. */
   private async attempt(
+    pass: Pass,
     pager: TaskPager,
     project: Project,
     projectEtag: string | undefined,
   ): Promise<string | undefined> {
-    const { mirror, pageSize } = this.deps;
-    await mirror.attemptBegin(this.projectId);
+    const { pageSize } = this.deps;
+    await pass.attemptBegin();
     const outcome = await pager.read(this.attempts);
     if (outcome.problem !== undefined) return outcome.problem;
-    if (this.attempts < MAX_READ_ATTEMPTS && (await mirror.shifted(this.projectId))) {
+    if (this.attempts < MAX_READ_ATTEMPTS && (await pass.shifted())) {
       return 'events created or deleted tasks while paging';
     }
     this.lists ??= await this.readLists();
@@ -134,19 +134,14 @@ export class ProjectPass {
       totalCount: outcome.totalCount,
       lists: this.lists,
     };
-    return mirror.commit(request);
+    return pass.commit(request);
   }
 
-  private pager(pagesPerWrite: number): TaskPager {
-    const { mirror, remote, pageSize, onProgress } = this.deps;
-    const target: PageTarget = { mirror, projectId: this.projectId, pageSize };
-    const writer = this.backfill
-      ? new BackfillWriter(target, pagesPerWrite)
-      : new StagingWriter(target);
+  private pager(pass: Pass): TaskPager {
+    const { remote, pageSize, onProgress } = this.deps;
     return new TaskPager({
       remote,
-      mirror,
-      writer,
+      pass,
       projectId: this.projectId,
       pageSize,
       backfill: this.backfill,
@@ -157,9 +152,7 @@ export class ProjectPass {
   }
 
   /** The project record: as listed, else from get project (conditional on the ETag held). */
-  private async readProject(
-    start: PassStart,
-  ): Promise<{ project: Project; etag: string | undefined }> {
+  private async readProject(start: Pass): Promise<{ project: Project; etag: string | undefined }> {
     if (this.listed !== undefined) return { project: this.listed, etag: undefined };
     const { remote } = this.deps;
     const context = { route: 'getProject', projectId: this.projectId };

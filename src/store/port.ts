@@ -11,18 +11,17 @@ import type {
   Project,
   RealtimeEvent,
   RecordChange,
+  Task,
   WriteRequest,
   WriteResponse,
 } from '../domain/index.js';
 import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
-import type { PreparedPage } from './task-rows.js';
 import type { CheckpointResult } from './wal.js';
 import type { ExampleAnswer } from './example-queries.js';
 
 export type { CheckpointResult } from './wal.js';
-export { preparePage, type PreparedPage } from './task-rows.js';
 export { OUTBOX_STATES, type OutboxItem, type OutboxState, type OutboxSummary } from './outbox.js';
 export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
 export type { ExampleAnswer } from './example-queries.js';
@@ -36,19 +35,54 @@ export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
  */
 export type EventOutcome = ApplyOutcome | { malformed: string };
 
-/** What a pass needs to know of the mirror when it begins. */
-export interface PassStart {
+/**
+ * One pass of one project in flight (`MirrorPort.passBegin`): its guard (what other writes do
+ * meanwhile, which its commit leaves alone) and its tally live with it in the store.
+ */
+export interface Pass {
+  readonly projectId: string;
   /** The project had a consistent pass before: this is not its backfill. */
-  baseline: boolean;
+  readonly baseline: boolean;
   /** The project's record as mirrored (JSON text), if any. */
-  heldProject: string | undefined;
+  readonly heldProject: string | undefined;
   /** The ETag of that record, for a conditional get project. */
-  heldProjectEtag: string | undefined;
+  readonly heldProjectEtag: string | undefined;
+  /** The first step of a backfill: the project's record, and the backfill begun. */
+  beginBackfill(project: Project): Promise<void>;
+  /** A new full read begins: nothing seen yet, nothing shifted. */
+  attemptBegin(): Promise<void>;
+  /** True when another write created or deleted a task during the attempt. */
+  shifted(): Promise<boolean>;
+  /** The ETag and size of every kept page of the project at `pageSize`, by page. */
+  keptHeads(pageSize: number): Promise<Array<[number, KeptHead]>>;
   /**
-   * How many backfill pages to hand `backfillPages` at once: more than one where the store writes
-   * them in one round trip (PostgreSQL), so that its latency is paid once for them.
+   * Where one attempt's pages go, in read order: kept for the commit, or (a backfill) kept and
+   * applied as they come, as many at once as the store writes in one round trip.
    */
-  pagesPerWrite: number;
+  pages(pageSize: number, backfill: boolean): PageSink;
+  /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
+  commit(request: CommitRequest): Promise<string | undefined>;
+  /** Ends the pass and its guard; what it wrote, and the tasks the mirror holds now. */
+  end(): Promise<{ rows: number; history: number; tasks: number }>;
+}
+
+/** A page as the pager read it: its tasks (answered 200), or none (304: its kept copy stands). */
+export type PageRead =
+  | { page: number; notModified: false; etag: string | undefined; rows: Task[]; totalCount: number }
+  | { page: number; notModified: true; totalCount: number | undefined };
+
+/**
+ * Takes an attempt's pages as the pager reads them, in read order, writing them behind its back
+ * with one write in flight at most; a problem when a task of one was already seen in this read
+ * (the collection moved), known once the next pages are read.
+ */
+export interface PageSink {
+  /** Takes a page read; a problem when a write ended with one (the read then ends). */
+  add(read: PageRead): Promise<PageProblem | undefined>;
+  /** Every page taken written and every write ended: the first problem, if any. */
+  finish(): Promise<PageProblem | undefined>;
+  /** A read failed: what was taken is written still, and every write has ended (errors dropped). */
+  abandon(): Promise<void>;
 }
 
 /** A kept page's ETag and size. */
@@ -62,12 +96,6 @@ export interface PagePlace {
   pageSize: number;
   page: number;
   etag: string | undefined;
-}
-
-/** A backfill page to write: its place, and its tasks (undefined: answered 304, its kept copy). */
-export interface BackfillPageInput {
-  place: PagePlace & { totalCount: number | null };
-  rows: PreparedPage | undefined;
 }
 
 /** A task seen twice in one read: the page whose write found it, and the problem. */
@@ -90,33 +118,12 @@ export interface CommitRequest {
   lists: Record<RecordKind, IdentifiedRecord[]>;
 }
 
-/** The mirror's one writer and a pass's bookkeeping. */
+/** The mirror's one writer, and the passes. */
 export interface MirrorPort {
-  /** Starts guarding a pass of the project (writes meanwhile are noted); what it must know. */
-  passBegin(projectId: string): Promise<PassStart>;
-  /** Ends the pass's guard; what it wrote, and the tasks the mirror holds now. */
-  passEnd(projectId: string): Promise<{ rows: number; history: number; tasks: number }>;
+  /** Begins a pass of the project: its guard notes the writes meanwhile until `Pass.end`. */
+  passBegin(projectId: string): Promise<Pass>;
+  /** Records why a pass of the project failed; indexes a cold sync deferred are built. */
   passFailed(projectId: string, error: string): Promise<void>;
-  /** A new full read begins: nothing seen yet, nothing shifted. */
-  attemptBegin(projectId: string): Promise<void>;
-  /** True when another write created or deleted a task during the attempt. */
-  shifted(projectId: string): Promise<boolean>;
-  beginBackfill(project: Project): Promise<void>;
-  /** The ETag and size of every kept page of the project at `pageSize`, by page. */
-  keptHeads(projectId: string, pageSize: number): Promise<Array<[number, KeptHead]>>;
-  /**
-   * Consecutive pages of a backfill, in read order, each kept and applied (one transaction a
-   * page, or one statement for all); the page and problem when a task was already seen in this
-   * read (the pages after it are not written).
-   */
-  backfillPages(
-    projectId: string,
-    pages: readonly BackfillPageInput[],
-  ): Promise<PageProblem | undefined>;
-  /** A later pass's page, kept for its commit. */
-  stagePage(projectId: string, place: PagePlace, texts: string[]): Promise<void>;
-  /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
-  commit(request: CommitRequest): Promise<string | undefined>;
   applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;
   /** Events that arrived together, in one transaction: each one's outcome, in their order. */
   applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]>;

@@ -1,13 +1,14 @@
 /**
  * The pager hands its writer the pages in read order, `pagesPerWrite` at a time, with one write in
- * flight at most while it reads on (`src/mirror/pager.ts`): the last pages go even when fewer,
+ * flight at most while it reads on (`src/mirror/pager.ts` over the pass's page sink,
+ * `src/store/thread/page-sink.ts`): the last pages go even when fewer,
  * a page read before a failed request is written still, and a problem a write finds ends the
  * read at the page it names.
  */
 import { describe, expect, it } from 'vitest';
-import type { PageRead, PageWriter } from '../../src/mirror/page-writer.js';
 import { TaskPager } from '../../src/mirror/pager.js';
-import type { MirrorPort, PageProblem } from '../../src/store/port.js';
+import type { PageProblem, PageRead, Pass } from '../../src/store/port.js';
+import { PageWrites, type PageWriter } from '../../src/store/thread/page-sink.js';
 import { FakeRemote } from './fake-remote.js';
 
 /**
@@ -45,11 +46,13 @@ class RecordingWriter implements PageWriter {
 }
 
 function pager(remote: FakeRemote, writer: PageWriter) {
-  const mirror = { keptHeads: () => Promise.resolve([]) } as unknown as MirrorPort;
+  const pass: Pick<Pass, 'keptHeads' | 'pages'> = {
+    keptHeads: () => Promise.resolve([]),
+    pages: () => new PageWrites(writer),
+  };
   return new TaskPager({
     remote,
-    mirror,
-    writer,
+    pass,
     projectId: 'p1',
     pageSize: 10,
     backfill: true,

@@ -6,13 +6,14 @@
 import { SOLE_OWNER, type Clock } from '../../domain/index.js';
 import type { MirrorHandle } from '../handle.js';
 import { MirrorFacts } from '../mirror-facts.js';
-import type { Store } from '../port.js';
+import type { MirrorPort, Store } from '../port.js';
 import { MirrorUnits } from './mirror-units.js';
 import type { PortOf } from './units.js';
 import { ExampleUnits } from './example-units.js';
 import { HealthUnits } from './health-units.js';
 import { LeaseUnits, type LeaseKeeper } from './leases.js';
 import { OutboxUnits } from './outbox-units.js';
+import { PassGroups } from './pass-units.js';
 import { StateUnits } from './state-units.js';
 
 /**
@@ -21,8 +22,10 @@ import { StateUnits } from './state-units.js';
  */
 export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKeeper) {
   const fence = keeper ?? SOLE_OWNER;
-  const mirror = new MirrorUnits(handle, clock, fence);
-  return {
+  // Each pass in flight joins the host as a group of its own (`StorePass`) until it ends.
+  const passes = new PassGroups();
+  const mirror = new MirrorUnits(handle, clock, fence, passes);
+  const host = {
     mirror,
     outbox: new OutboxUnits(handle, fence, mirror),
     leases: new LeaseUnits(keeper),
@@ -31,12 +34,18 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
     health: new HealthUnits(handle),
     examples: new ExampleUnits(handle),
   };
+  passes.attach(host);
+  return host;
 }
 
 /** The units of one connection. */
 export type StoreHost = ReturnType<typeof createHost>;
 
-/** Every unit the store's port names, answered by the host with its types (checked by tsc). */
-const _answersEveryPort: PortOf<StoreHost> extends Omit<Store, 'progress' | 'close'>
-  ? true
-  : never = true;
+/**
+ * Every unit the store's port names, answered by the host with its types (checked by tsc); a
+ * pass begun is answered as a handle (`storeOver`).
+ */
+type StoreUnits = Omit<Store, 'progress' | 'close' | 'mirror'> & {
+  mirror: Omit<MirrorPort, 'passBegin'>;
+};
+const _answersEveryPort: PortOf<StoreHost> extends StoreUnits ? true : never = true;

@@ -5,11 +5,12 @@
  */
 import type { Clock } from '../../domain/index.js';
 import type { MirrorHandle } from '../handle.js';
-import { createHost, type StoreHost } from './host.js';
+import { createHost } from './host.js';
 import type { LeaseKeeper } from './leases.js';
 import type { Store } from '../port.js';
 import { SerialQueue } from './queue.js';
-import { portOver, runUnit, UnitTracker } from './units.js';
+import { storeOver } from './store-face.js';
+import { runUnit, UnitTracker } from './units.js';
 
 /**
  * A store whose units run on this thread over `mirror`, which `close()` closes when `owned`; in
@@ -30,12 +31,11 @@ export function inlineStore(
       .run(() => runUnit(host as never, group, method, args))
       .finally(() => tracker.end(id));
   };
-  const port = portOver<StoreHost>(ask);
-  return Object.assign(Object.create(port) as Store, {
+  return storeOver(ask, {
     progress: () => tracker.progress(),
     close: async () => {
       await queue.drained();
       if (options.owned && mirror.open) mirror.close();
     },
-  });
+  }).store;
 }

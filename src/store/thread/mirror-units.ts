@@ -1,81 +1,39 @@
 /**
  * The mirror's units of work, on the thread that owns the connection: each method is one unit
  * (one transaction, or a read), taking and returning plain data, so that it can be sent as a
- * message. The writer, its per-record guards and the survey of a pass's kept pages live here,
- * beside the rows they compare; the pass itself (requests, paging, retries) stays with the engine.
+ * message. The writer and its per-record guards live here, beside the rows they compare; each
+ * pass in flight is a group of units of its own (`StorePass`, owning its guard and tally); the
+ * pass itself (requests, paging, retries) stays with the engine.
  */
-import type {
-  Clock,
-  Project,
-  ProjectFence,
-  RealtimeEvent,
-  RecordChange,
-} from '../../domain/index.js';
+import type { Clock, ProjectFence, RealtimeEvent, RecordChange } from '../../domain/index.js';
 import { MirrorWriter } from '../writer/writer.js';
-import type { PassGuard } from '../writer/guard.js';
-import { survey } from '../writer/commit.js';
-import { keptRows } from '../writer/kept-pages.js';
 import { isoTime } from '../database.js';
 import type { MirrorHandle } from '../handle.js';
 import { MirrorStore } from '../mirror-store.js';
-import { rowsOf } from '../task-rows.js';
-import { newTally, type WriteTally } from '../write-context.js';
-import { PAGES_PER_STATEMENT } from '../task-writer.js';
-import type {
-  BackfillPageInput,
-  CommitRequest,
-  EventOutcome,
-  KeptHead,
-  PageProblem,
-  PassStart,
-  ApplyOutcome,
-} from '../port.js';
-
-/** What the store holds of one pass in flight: its guard and what it wrote. */
-interface PassInFlight {
-  guard: PassGuard;
-  tally: WriteTally;
-}
+import type { ApplyOutcome, EventOutcome } from '../port.js';
+import { StorePass, type PassGroups, type PassOpened } from './pass-units.js';
 
 /** The mirror's units over one connection. */
 export class MirrorUnits {
   readonly store: MirrorStore;
   readonly writer: MirrorWriter;
-  private readonly clock: Clock;
-  private readonly passes = new Map<string, PassInFlight>();
+  readonly clock: Clock;
+  private readonly passes: PassGroups;
 
-  constructor(mirror: MirrorHandle, clock: Clock, claims: ProjectFence) {
+  constructor(mirror: MirrorHandle, clock: Clock, claims: ProjectFence, passes: PassGroups) {
     this.store = new MirrorStore(mirror);
     this.clock = clock;
     this.writer = new MirrorWriter(this.store, clock, claims);
+    this.passes = passes;
   }
 
-  /** Starts guarding a pass of `projectId`; what the pass needs to know of the mirror. */
-  async passBegin(projectId: string): Promise<PassStart> {
-    const { store } = this;
-    this.passes.set(projectId, { guard: this.writer.guard(projectId), tally: newTally() });
-    const held = await store.projects.data(projectId);
-    return {
-      baseline: await store.syncState.hasBaseline(projectId),
-      heldProject: held,
-      pagesPerWrite: store.tasks.writesPagesAtOnce ? PAGES_PER_STATEMENT : 1,
-      heldProjectEtag:
-        held === undefined
-          ? undefined
-          : ((await store.syncState.get(projectId))?.projectEtag ?? undefined),
-    };
-  }
-
-  /** Ends a pass: its guard released; what it wrote, and the tasks the mirror holds now. */
-  async passEnd(projectId: string): Promise<{ rows: number; history: number; tasks: number }> {
-    const pass = this.passes.get(projectId);
-    this.passes.delete(projectId);
-    if (pass) this.writer.release(projectId, pass.guard);
-    return {
-      rows: pass?.tally.rows ?? 0,
-      history: pass?.tally.history ?? 0,
-      tasks: await this.store.tasks.count(projectId),
-    };
+  /**
+   * Begins a pass of `projectId`: its guard notes the writes meanwhile until it ends. The pass is
+   * a group of units of its own, which its handle asks (`pass-handle.ts`).
+   */
+  async passBegin(projectId: string): Promise<PassOpened> {
+    const { group, pass } = this.passes.open((close) => new StorePass(projectId, this, close));
+    return await pass.opened(group);
   }
 
   /** A pass failed: recorded in its sync state; indexes a cold sync deferred are built. */
@@ -85,85 +43,6 @@ export class MirrorUnits {
       await store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
       await store.deferred.restore();
     });
-  }
-
-  /** A new full read of the project begins: nothing seen yet, nothing shifted. */
-  async attemptBegin(projectId: string): Promise<void> {
-    await this.store.seenTasks.clear(projectId);
-    this.pass(projectId).guard.shifted = false;
-  }
-
-  /** True when another write created or deleted a task of the project during the attempt. */
-  shifted(projectId: string): boolean {
-    return this.pass(projectId).guard.shifted;
-  }
-
-  /** The first step of a backfill: the project's record, and the backfill begun. */
-  async beginBackfill(project: Project): Promise<void> {
-    await this.writer.beginBackfill(project, this.pass(project.id).tally);
-  }
-
-  /** The ETag and row count of every kept page at `pageSize`, for conditional requests. */
-  async keptHeads(projectId: string, pageSize: number): Promise<Array<[number, KeptHead]>> {
-    const heads = await this.store.taskPages.heads(projectId, pageSize);
-    return heads.map(({ page, etag, rowCount }) => [page, { etag, rowCount }]);
-  }
-
-  /**
-   * Pages read by a backfill (`rows`, or undefined when answered 304: their kept copies), each
-   * kept and applied (`MirrorWriter.backfillPages`); the page and problem when a task of one was
-   * seen before.
-   */
-  async backfillPages(
-    projectId: string,
-    pages: readonly BackfillPageInput[],
-  ): Promise<PageProblem | undefined> {
-    const { tally } = this.pass(projectId);
-    if (pages.every(({ rows }) => rows !== undefined)) {
-      const fresh = pages.map(({ place, rows }) => ({
-        rows: rowsOf(rows!),
-        page: { ...place, fresh: true },
-      }));
-      return await this.writer.backfillPages(projectId, fresh, tally);
-    }
-    // A 304 among them: page by page, each kept copy read when its page's turn comes.
-    for (const { place, rows } of pages) {
-      const fresh = rows !== undefined;
-      const written =
-        rows === undefined
-          ? await keptRows(this.store, projectId, place.pageSize, place.page)
-          : rowsOf(rows);
-      const page = { ...place, fresh };
-      const problem = await this.writer.backfillPages(projectId, [{ rows: written, page }], tally);
-      if (problem !== undefined) return problem;
-    }
-    return undefined;
-  }
-
-  /** A page read by a later pass: only kept, for the commit. */
-  async stagePage(
-    projectId: string,
-    page: { pageSize: number; page: number; etag: string | undefined },
-    texts: string[],
-  ): Promise<void> {
-    const at = isoTime(this.clock.now());
-    await this.store.taskPages.put(projectId, page.pageSize, page.page, page.etag, texts, at);
-  }
-
-  /**
-   * Commits a consistent read: surveys the kept pages, then writes what differs in one
-   * transaction with the bookkeeping. Returns a problem instead when a task turned up twice.
-   */
-  async commit(request: CommitRequest): Promise<string | undefined> {
-    const { store } = this;
-    const { guard, tally } = this.pass(request.projectId);
-    const plan = { ...request, guard };
-    // Only the survey marks the tasks seen by a later pass: a commit tried again starts afresh.
-    if (!plan.backfill) await store.seenTasks.clear(plan.projectId);
-    const found = await survey(store, plan);
-    if (typeof found === 'string') return found;
-    await this.writer.commitPass(plan, found, tally);
-    return undefined;
   }
 
   /** Writes what a realtime event says. */
@@ -210,11 +89,5 @@ export class MirrorUnits {
   /** Deletes a project with everything mirrored and kept for it. */
   async removeProject(projectId: string): Promise<void> {
     await this.writer.removeProject(projectId);
-  }
-
-  private pass(projectId: string): PassInFlight {
-    const pass = this.passes.get(projectId);
-    if (pass === undefined) throw new Error(`no pass of ${projectId} in flight`);
-    return pass;
   }
 }

@@ -12,9 +12,9 @@ import type { Leases } from '../../domain/index.js';
 import type { MirrorLocation } from '../open.js';
 import type { Store } from '../port.js';
 import { isPostgresUrl } from '../postgres/target.js';
-import type { StoreHost } from './host.js';
 import { LeaseCopy, LeaseView, type LeaseSnapshot } from './leases.js';
-import { portOver, receiveError, UnitTracker, type SentError, type UnitAnswer } from './units.js';
+import { storeOver } from './store-face.js';
+import { receiveError, UnitTracker, type SentError, type UnitAnswer } from './units.js';
 
 /** What the store thread tells the main thread. */
 export type ThreadMessage =
@@ -99,8 +99,7 @@ export function openStoreThread(
       waiting.set(id, { resolve: resolveUnit, reject: rejectUnit });
       worker.postMessage({ id, group, method, args });
     });
-  const port = portOver<StoreHost>(ask);
-  const store: Store = Object.assign(Object.create(port) as Store, {
+  const { store, port } = storeOver(ask, {
     progress: () => tracker.progress(),
     close: async ({ abandon = false }: { abandon?: boolean } = {}) => {
       if (gone) return;

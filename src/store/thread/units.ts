@@ -115,25 +115,28 @@ export class UnitTracker {
   }
 }
 
+/** A function that asks the host one unit: its group, its method, its arguments. */
+export type AskUnit = (group: string, method: string, args: unknown[]) => Promise<unknown>;
+
+/** The asynchronous face of the host's group named `group` (a pass's, say), over `ask`. */
+export function groupOver<G>(ask: AskUnit, group: string): AsyncGroup<G> {
+  return new Proxy({} as AsyncGroup<G>, {
+    get(_inner, method) {
+      if (typeof method !== 'string' || method === 'then') return undefined;
+      return (...args: unknown[]) => ask(group, method, args);
+    },
+  });
+}
+
 /** Builds the port of a host from one function that asks a unit. */
-export function portOver<H>(
-  ask: (group: string, method: string, args: unknown[]) => Promise<unknown>,
-): PortOf<H> {
+export function portOver<H>(ask: AskUnit): PortOf<H> {
   const groups = new Map<string, unknown>();
   return new Proxy({} as PortOf<H>, {
     get(_target, group) {
       if (typeof group !== 'string') return undefined;
       let port = groups.get(group);
       if (port === undefined) {
-        port = new Proxy(
-          {},
-          {
-            get(_inner, method) {
-              if (typeof method !== 'string' || method === 'then') return undefined;
-              return (...args: unknown[]) => ask(group, method, args);
-            },
-          },
-        );
+        port = groupOver<unknown>(ask, group);
         groups.set(group, port);
       }
       return port;
