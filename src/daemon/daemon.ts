@@ -34,6 +34,7 @@ import {
   DEFAULT_RECONCILE_CRON,
 } from './defaults.js';
 import { Schedules } from './schedules.js';
+import { ObservedStaleness, type StalenessListener } from './staleness.js';
 import type { MetricsSources } from './metrics.js';
 import type { ProjectSyncResult } from '../mirror/index.js';
 import type { Engine } from './wiring.js';
@@ -124,6 +125,8 @@ export class Daemon {
   private readonly scheduler: PollScheduler;
   /** Each project's change rate, learned from its passes: the plan polls where the changes are. */
   private readonly rates: PollRates;
+  /** The staleness of each change written, for `/metrics`. */
+  private readonly staleness: ObservedStaleness;
   private readonly pusher: OutboxPusher;
   private readonly applier: ChangeApplier;
   private readonly coalescer: Coalescer;
@@ -165,6 +168,7 @@ export class Daemon {
       ...optional('blockedMs', options.checkpointBlockedMs),
     });
     this.rates = new PollRates(this.clock, this.store.state, this.logger);
+    this.staleness = new ObservedStaleness(this.clock);
     this.scheduler = new PollScheduler({
       clock: this.clock,
       logger: this.logger,
@@ -185,6 +189,7 @@ export class Daemon {
       ...optional('idleIntervalMs', options.outboxIdleMs),
       onConflict: options.onConflict ?? 'hold',
       isFresh: (projectId) => this.freshness.isFresh(projectId),
+      onDone: (item) => this.rates.answered(item.projectId),
     });
     this.applier = new ChangeApplier({
       mirror: engine.mirror,
@@ -195,6 +200,18 @@ export class Daemon {
       },
       reconcile: async (signal) => {
         await this.reconcile(signal);
+      },
+      onApplied: (event, outcome) => {
+        if (outcome !== 'changed') return;
+        this.rates.announced(event.projectId);
+        if (event.type.startsWith('task.') && event.type !== 'task.deleted') {
+          this.staleness.written(event.data);
+        }
+      },
+      onFetched: (projectId, outcome, records) => {
+        if (outcome !== 'changed') return;
+        this.rates.announced(projectId);
+        for (const record of records) this.staleness.written(record);
       },
       onUnknownProject: (projectId) => {
         if (options.projects && !options.projects.includes(projectId)) return;
@@ -422,6 +439,11 @@ export class Daemon {
     };
   }
 
+  /** Tells `listener` the staleness of each change written from now on, in ms (`/metrics`). */
+  onStaleness(listener: StalenessListener): void {
+    this.staleness.listen(listener);
+  }
+
   /** True while the realtime channel is connected. */
   get connected(): boolean {
     return this.realtimeConnected;
@@ -461,7 +483,10 @@ export class Daemon {
       },
       ...(this.options.pollByRate === false
         ? {}
-        : { rates: this.rates.pooled(this.facts.map((project) => project.id)) }),
+        : {
+            rates: this.rates.pooled(this.facts.map((project) => project.id)),
+            unannouncedRates: this.rates.pooledUnannounced(this.facts.map((project) => project.id)),
+          }),
     });
   }
 
@@ -560,6 +585,9 @@ export class Daemon {
    * A reconcile after a reconnect is never capped.
    */
   private refresh(request: RefreshRequest): void {
+    if (answeredByPasses(request)) {
+      this.rates.hint(request.scope === 'all' ? this.facts.map((f) => f.id) : [request.projectId]);
+    }
     if (request.scope !== 'all' || request.reason !== 'reconnected') {
       const key = request.scope === 'all' ? EVERY_PROJECT : request.projectId;
       const hinted = request.scope === 'all' || (request.scope === 'project' && request.hinted);
@@ -585,6 +613,8 @@ export class Daemon {
 
   /** Feeds the estimates of others' use and saves budgets and plan for `status`. */
   private async afterRequests(): Promise<void> {
+    // The estimates learned are kept as they are learned: a crash loses none of them.
+    await this.rates.save();
     for (const { label, budget } of this.options.engine.tokens()) {
       if (budget.quotaRemaining === undefined) continue;
       this.foreignUse(label).observe(this.clock.now(), budget.quotaRemaining, budget.sentTotal);
@@ -614,6 +644,7 @@ export class Daemon {
   /** A pass that passed after the realtime channel connected makes its project current. */
   private notePassed(result: ProjectSyncResult): void {
     this.rates.passed(result);
+    this.staleness.passed(result);
     if (result.ok && result.startedAt !== undefined) {
       this.freshness.passed(result.projectId, result.startedAt);
     }
@@ -630,6 +661,8 @@ export class Daemon {
     this.realtimeConnected = connected;
     if (connected) this.freshness.connected(this.clock.now());
     else this.freshness.disconnected();
+    if (connected) this.rates.connected(this.facts.map((fact) => fact.id));
+    else this.rates.disconnected();
     this.options.onRealtimeStatus?.(connected);
     this.scheduler.replan();
   }

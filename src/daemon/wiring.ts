@@ -94,7 +94,12 @@ export interface EngineOptions {
 export type PusherSettings = Partial<
   Pick<
     OutboxPusherOptions,
-    'idleIntervalMs' | 'maxRateLimitWaitMs' | 'itemRetryWindowMs' | 'onConflict' | 'isFresh'
+    | 'idleIntervalMs'
+    | 'maxRateLimitWaitMs'
+    | 'itemRetryWindowMs'
+    | 'onConflict'
+    | 'isFresh'
+    | 'onDone'
   >
 >;
 

@@ -84,12 +84,21 @@ export interface CommitRequest {
   lists: Record<RecordKind, IdentifiedRecord[]>;
 }
 
+/** What a pass wrote, and the tasks the mirror holds for its project afterwards. */
+export interface PassWritten {
+  rows: number;
+  history: number;
+  tasks: number;
+  /** The service's `updatedAt` (ms) of the tasks it changed or added, as far as it kept them. */
+  changedAt: number[];
+}
+
 /** The mirror's one writer and a pass's bookkeeping. */
 export interface MirrorPort {
   /** Starts guarding a pass of the project (writes meanwhile are noted); what it must know. */
   passBegin(projectId: string): Promise<PassStart>;
   /** Ends the pass's guard; what it wrote, and the tasks the mirror holds now. */
-  passEnd(projectId: string): Promise<{ rows: number; history: number; tasks: number }>;
+  passEnd(projectId: string): Promise<PassWritten>;
   passFailed(projectId: string, error: string): Promise<void>;
   /** A new full read begins: nothing seen yet, nothing shifted. */
   attemptBegin(projectId: string): Promise<void>;

@@ -7,7 +7,7 @@ import { TaskHistoryRepository, trackedChanges } from './task-history.js';
 import { assigneesOf, sameJson, textColumn } from './values.js';
 import { encodeRows } from './task-pages.js';
 import { pickRows, taskColumns, taskRows, type TaskRows } from './task-rows.js';
-import type { WriteContext } from './write-context.js';
+import { noteChangedAt, type WriteContext } from './write-context.js';
 
 /** What the mirror holds of one task. */
 export interface StoredTask {
@@ -232,6 +232,7 @@ export class TasksRepository {
       await this.history.append(task.id, projectId, change, context);
     }
     context.tally.rows += 1;
+    noteChangedAt(context.tally, task.updatedAt);
     return true;
   }
 
@@ -311,6 +312,7 @@ export class TasksRepository {
     const inserted = await this.insertPage(projectId, taskRows([task], [data]), context.at);
     if (!inserted.has(task.id)) return false;
     await this.noteCreated(projectId, task.id, textColumn(task.name), context);
+    if (context.history) noteChangedAt(context.tally, task.updatedAt);
     return true;
   }
 

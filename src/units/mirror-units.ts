@@ -22,6 +22,7 @@ import type {
   KeptHead,
   PageProblem,
   PassStart,
+  PassWritten,
 } from '../store/port.js';
 
 /** What the store holds of one pass in flight: its guard and what it wrote. */
@@ -46,7 +47,10 @@ export class MirrorUnits {
   /** Starts guarding a pass of `projectId`; what the pass needs to know of the mirror. */
   async passBegin(projectId: string): Promise<PassStart> {
     const { store } = this;
-    this.passes.set(projectId, { guard: this.writer.guard(projectId), tally: newTally() });
+    this.passes.set(projectId, {
+      guard: this.writer.guard(projectId),
+      tally: { ...newTally(), changedAt: [] },
+    });
     const held = await store.projects.data(projectId);
     return {
       baseline: await store.syncState.hasBaseline(projectId),
@@ -60,7 +64,7 @@ export class MirrorUnits {
   }
 
   /** Ends a pass: its guard released; what it wrote, and the tasks the mirror holds now. */
-  async passEnd(projectId: string): Promise<{ rows: number; history: number; tasks: number }> {
+  async passEnd(projectId: string): Promise<PassWritten> {
     const pass = this.passes.get(projectId);
     this.passes.delete(projectId);
     if (pass) this.writer.release(projectId, pass.guard);
@@ -68,6 +72,7 @@ export class MirrorUnits {
       rows: pass?.tally.rows ?? 0,
       history: pass?.tally.history ?? 0,
       tasks: await this.store.tasks.count(projectId),
+      changedAt: pass?.tally.changedAt ?? [],
     };
   }
 

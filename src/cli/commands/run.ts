@@ -145,6 +145,7 @@ async function serveMetrics(
   engine.onResponse((metric) =>
     metrics.recordResponse(metric.route, metric.status, metric.ms, metric.code, metric.token),
   );
+  daemon.onStaleness((ms) => metrics.recordStaleness(ms));
   const server = await startMetricsServer(
     metrics,
     { host: checked.metricsHost, port: checked.metricsPort },
