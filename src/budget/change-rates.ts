@@ -25,12 +25,10 @@ export const DEFAULT_POOLED_EXPOSURE_MS = 3_600_000;
 
 /**
  * An item watched for less than this (the time its polls covered, and its events') is planned at
- * no less than two thirds of the items' mean rate (`pooledRates`): a few quiet polls are too little evidence to
+ * no less than the items' mean rate (`pooledRates`): a few quiet polls are too little evidence to
  * let it wait up to the bound. Chosen on benchmark 10's model of 6b's day (docs/budget.md).
  */
 export const DEFAULT_MIN_EVIDENCE_MS = 4 * 3_600_000;
-/** The share of the items' mean rate an item watched less than that is planned at, at least. */
-const MIN_EVIDENCE_FLOOR = 2 / 3;
 
 /** One item's state as kept: the evidence and when the item was last looked at. */
 export interface KeptChangeRate {
@@ -100,7 +98,7 @@ export class ChangeRates {
    * item becomes the mean of the items' own estimates, with the weight of `pooledExposureMs` of
    * evidence. Early on, or for items alike, this keeps the noise of a few polls from scattering the
    * intervals; with a day of evidence, an item's own polls dominate. An item watched for less than
-   * `minEvidenceMs` is planned at no less than two thirds of the items' mean rate.
+   * `minEvidenceMs` is planned at no less than the items' mean rate.
    */
   pooledRates(
     keys: readonly string[],
@@ -122,9 +120,8 @@ export class ChangeRates {
       priorChanges: mean * pooledExposureMs,
       priorExposureMs: pooledExposureMs,
     };
-    // Two thirds of the arithmetic mean: an item barely watched may be as busy as any, but the
-    // busiest would otherwise make every new item cost as much as they do.
-    const floor = (MIN_EVIDENCE_FLOOR * own.reduce((sum, rate) => sum + rate, 0)) / own.length;
+    // The arithmetic mean here: an item barely watched is as likely as any to be a busy one.
+    const floor = own.reduce((sum, rate) => sum + rate, 0) / own.length;
     return new Map(
       keys.map((key) => {
         const state = decayTo(
