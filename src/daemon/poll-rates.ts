@@ -201,6 +201,8 @@ export class PollRates {
 
   /** Each project's rate of every change, per ms, pooled toward the projects' common rate. */
   pooled(projectIds: readonly string[]): Map<string, number> {
+    // The time connected since each project's last change counts too (kept at the next flush).
+    this.countExposure(false);
     return this.rates.pooledRates(projectIds);
   }
 
@@ -230,20 +232,25 @@ export class PollRates {
   }
 
   /** Counts `count` changes of `projectId` exactly, over the time since its count was last kept. */
-  private countChanges(projectId: string, count: number): void {
+  private countChanges(projectId: string, count: number, keep = true): void {
     const now = this.clock.now();
     const from = this.exposureFrom.get(projectId) ?? this.connectedAt ?? now;
     this.rates.observeEvents(projectId, count, Math.max(0, now - from));
     this.exposureFrom.set(projectId, now);
-    this.dirty.add(projectId);
+    if (keep) this.dirty.add(projectId);
   }
 
   /** Counts every connected project's time so far (with no change): a quiet one is seen quiet. */
   private flushExposure(): void {
+    this.countExposure(true);
+    this.flushedAt = this.clock.now();
+  }
+
+  /** Counts the time connected so far of every project with no change since; `keep`: to save. */
+  private countExposure(keep: boolean): void {
     for (const projectId of [...this.exposureFrom.keys()]) {
       // A project not passed since realtime connected: its next pass covers that time.
-      if (!this.gap.has(projectId)) this.countChanges(projectId, 0);
+      if (!this.gap.has(projectId)) this.countChanges(projectId, 0, keep);
     }
-    this.flushedAt = this.clock.now();
   }
 }

@@ -207,13 +207,14 @@ describe('PollRates', () => {
           const total = rates.pooled(['p_1']).get('p_1')! * HOUR;
           expect(total / counted).toBeGreaterThan(0.93);
           expect(total / counted).toBeLessThan(1.07);
-          // The unannounced rate, from the reconciles alone (noisier: censored looks).
+          // The unannounced rate, from the reconciles alone: against the true rate, so within the
+          // noise of a few effective changes (0.3 an hour over a day and a half's weight is ten).
           const unannounced = rates.pooledUnannounced(['p_1']).get('p_1')! * HOUR;
-          expect(unannounced / silentPerHour).toBeGreaterThan(0.5);
-          expect(unannounced / silentPerHour).toBeLessThan(1.8);
+          expect(unannounced / silentPerHour).toBeGreaterThan(0.4);
+          expect(unannounced / silentPerHour).toBeLessThan(2);
         },
       ),
-      { seed: 35, numRuns: 40 },
+      { seed: 35, numRuns: 60 },
     );
   });
 });
