@@ -189,10 +189,15 @@ function evenFigure(runs: readonly Run[]): Figure {
   return {
     id: '10f',
     title: `Poll plan by change rate on benchmark 6b's day (model; ${EVEN.projects} x ${num(EVEN.minTasks)} tasks, ${EVEN.edits} edits spread evenly, ${SEEDS.length} seeded days)`,
-    value: `estimates kept: ${describe(runs, (r) => r.warm)}; from the prior: mean ratio ${cold.text}`,
-    baseline: `uniform: ${describe(runs, (r) => r.even)}; ratio (kept) ${warm.text}`,
+    value: `estimates kept: ${describe(runs, (r) => r.warm)}; from the prior: mean ratio ${cold.text}, worst wait ${worst(runs, (r) => r.cold)}`,
+    baseline: `uniform: ${describe(runs, (r) => r.even)}; ratio (kept) ${warm.text}, worst wait ${worst(runs, (r) => r.even)}`,
     target: `mean staleness <= ${TARGET_EVEN_DAY} x uniform's, kept and from the prior`,
     met,
     ...(met ? {} : { note: `ratios ${num(warm.mean, 3)} (kept), ${num(cold.mean, 3)} (prior)` }),
   };
+}
+
+/** The longest any change waited for its poll over the days (changes never seen left out). */
+function worst(runs: readonly Run[], pick: (run: Run) => ModelOutcome): string {
+  return duration(Math.max(0, ...runs.map((run) => pick(run).worstSeenMs ?? 0)));
 }

@@ -43,6 +43,8 @@ export interface ModelOutcome {
   unseen: number;
   /** The longest time a project (or, for page schedules, an item) went unpolled, over its bound. */
   worstGapOverBound: number;
+  /** The longest a change waited until a poll saw it (changes never seen left out). */
+  worstSeenMs?: number;
   /** The estimates at the end of the day, to carry into the next. */
   kept: KeptChangeRate[];
 }
@@ -66,6 +68,10 @@ function outcome(
     p95StalenessMs: waits[Math.min(waits.length - 1, Math.floor(0.95 * waits.length))] ?? 0,
     unseen: day.changes.filter((_, i) => seenAt[i] === undefined).length,
     worstGapOverBound,
+    worstSeenMs: day.changes.reduce(
+      (worst, change, i) => Math.max(worst, seenAt[i] === undefined ? 0 : seenAt[i]! - change.at),
+      0,
+    ),
     kept,
   };
 }

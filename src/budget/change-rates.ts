@@ -8,6 +8,7 @@ import {
   emptyChangeRate,
   estimateRate,
   isChangeRateState,
+  decayTo,
   observeEvents,
   observePoll,
   type ChangeRateOptions,
@@ -21,6 +22,13 @@ import {
  * its days, and more slows the learning of a skewed day.
  */
 export const DEFAULT_POOLED_EXPOSURE_MS = 3_600_000;
+
+/**
+ * An item watched for less than this (the time its polls covered, and its events') is planned at
+ * no less than the items' mean rate (`pooledRates`): a few quiet polls are too little evidence to
+ * let it wait up to the bound. Chosen on benchmark 10's model of 6b's day (docs/budget.md).
+ */
+export const DEFAULT_MIN_EVIDENCE_MS = 4 * 3_600_000;
 
 /** One item's state as kept: the evidence and when the item was last looked at. */
 export interface KeptChangeRate {
@@ -89,11 +97,13 @@ export class ChangeRates {
    * The rates of `keys`, each shrunk toward their common mean (empirical Bayes): the prior of each
    * item becomes the mean of the items' own estimates, with the weight of `pooledExposureMs` of
    * evidence. Early on, or for items alike, this keeps the noise of a few polls from scattering the
-   * intervals; with a day of evidence, an item's own polls dominate.
+   * intervals; with a day of evidence, an item's own polls dominate. An item watched for less than
+   * `minEvidenceMs` is planned at no less than the items' mean rate.
    */
   pooledRates(
     keys: readonly string[],
     pooledExposureMs = DEFAULT_POOLED_EXPOSURE_MS,
+    minEvidenceMs = DEFAULT_MIN_EVIDENCE_MS,
   ): Map<string, number> {
     const own = keys.map((key) => this.rate(key));
     // The geometric mean: rates spread over orders of magnitude, and the hottest items would
@@ -110,11 +120,18 @@ export class ChangeRates {
       priorChanges: mean * pooledExposureMs,
       priorExposureMs: pooledExposureMs,
     };
+    // The arithmetic mean here: an item barely watched is as likely as any to be a busy one.
+    const floor = own.reduce((sum, rate) => sum + rate, 0) / own.length;
     return new Map(
-      keys.map((key) => [
-        key,
-        estimateRate(this.items.get(key)?.state ?? emptyChangeRate(now), now, options),
-      ]),
+      keys.map((key) => {
+        const state = decayTo(
+          this.items.get(key)?.state ?? emptyChangeRate(now),
+          now,
+          this.options,
+        );
+        const rate = estimateRate(state, now, options);
+        return [key, watchedMs(state) < minEvidenceMs ? Math.max(rate, floor) : rate];
+      }),
     );
   }
 
@@ -146,4 +163,9 @@ export class ChangeRates {
     }
     return item;
   }
+}
+
+/** How long an item has been watched, decayed: the time its polls covered, and its events'. */
+function watchedMs(state: ChangeRateState): number {
+  return state.buckets.reduce((sum, bucket) => sum + bucket.intervalMs, 0) + state.eventExposureMs;
 }

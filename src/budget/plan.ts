@@ -48,6 +48,11 @@ export interface PlanInput {
    * project without one counts at the mean of the others'.
    */
   rates?: ReadonlyMap<string, number>;
+  /**
+   * Each project's estimated rate of changes no event announced, per ms: given, while realtime is
+   * connected the reconciles are allocated by it (see `planDay`).
+   */
+  unannouncedRates?: ReadonlyMap<string, number>;
   /** No project waits longer than this between polls; by default a multiple of the even interval. */
   maxStalenessMs?: number;
 }
@@ -79,7 +84,7 @@ export interface ProjectPlan {
   intervalMs: number;
   /** Offset of this project's polls within the interval, so polls spread evenly. */
   offsetMs: number;
-  /** Its estimated change rate, per hour, when the plan allocated by rate. */
+  /** Its estimated change rate, per hour, when the plan allocated by rate (of the changes no event announced, while realtime is connected). */
   ratePerHour?: number;
   /** The mean wait of one of its changes until a poll sees it: half its interval. */
   expectedStalenessMs: number;
@@ -117,7 +122,9 @@ export function pollCost(taskCount: number): number {
 
 /**
  * Computes the plan: with `rates` (and realtime down), each project's interval from the
- * allocation; otherwise every project gets the same interval. Either way staggered evenly.
+ * allocation; with `unannouncedRates` and realtime connected, each project's reconcile interval
+ * from the same allocation over the changes no event announced; otherwise every project gets the
+ * same interval. Either way staggered evenly.
  */
 export function planDay(input: PlanInput): DailyPlan {
   const reserveShare = input.reserveShare ?? DEFAULT_RESERVE_SHARE;
@@ -148,12 +155,20 @@ export function planDay(input: PlanInput): DailyPlan {
   // leave the projects after it unpolled until the reset.
   const largestPoll = Math.max(0, ...input.projects.map((p) => pollCost(p.taskCount)));
   const spendable = available - largestPoll;
-  if (input.rates && !input.realtimeConnected && spendable > 0) {
+  // With realtime connected an announced change is written at once; only a change no event
+  // announced waits, until the next reconcile finds it. The reconciles then minimize the same
+  // objective over those changes: Σ u_i / (2 f_i), u_i the rate of unannounced changes, with the
+  // same budget and bound, never more often than the reconcile interval.
+  const byRate = input.realtimeConnected ? input.unannouncedRates : input.rates;
+  if (byRate && spendable > 0) {
     // The listing's share of a round stays out of the polls' budget, as in the even plan.
     const budgetPerMs = (spendable * (roundCost - 1)) / roundCost / msLeft;
+    const floor = input.realtimeConnected ? Math.max(minInterval, reconcileInterval) : minInterval;
+    // A reconcile is never due more often than the reconcile interval, whatever the bound.
+    const bound = Math.max(maxStalenessMs, floor);
     return {
       ...base,
-      ...allocatedProjects(input, budgetPerMs, maxStalenessMs, minInterval, msLeft),
+      ...allocatedProjects(input, byRate, budgetPerMs, bound, floor, msLeft),
     };
   }
   const count = input.projects.length;
@@ -197,16 +212,17 @@ export function defaultMaxStaleness(
 /** The projects' intervals from the allocation by rate (`allocation.ts`), and what they give. */
 function allocatedProjects(
   input: PlanInput,
+  rates: ReadonlyMap<string, number>,
   budgetPerMs: number,
   maxStalenessMs: number,
   minIntervalMs: number,
   msLeft: number,
 ) {
-  const known = input.projects.flatMap((p) => input.rates?.get(p.id) ?? []);
+  const known = input.projects.flatMap((p) => rates.get(p.id) ?? []);
   const meanRate = known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : 0;
   const items = input.projects.map((project) => ({
     id: project.id,
-    ratePerMs: input.rates?.get(project.id) ?? meanRate,
+    ratePerMs: rates.get(project.id) ?? meanRate,
     cost: pollCost(project.taskCount),
   }));
   const allocation = allocate({

@@ -39,7 +39,8 @@ export function syncSummary(report: SyncReport, durationMs: number): SyncSummary
     removedProjects: report.removedProjects,
     heldElsewhere: report.heldElsewhere ?? [],
     durationMs,
-    projects: report.projects,
+    // A pass's `changedAt` (up to thousands of instants, for the staleness histogram) stays out.
+    projects: report.projects.map(({ changedAt: _changedAt, ...project }) => project),
   };
 }
 

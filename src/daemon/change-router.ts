@@ -3,6 +3,7 @@
  * holds its project), a refresh within the caps, a change of an unknown project into a hint.
  * What could not be written is handed to `MissedWork`.
  */
+import type { PollRates } from './poll-rates.js';
 import type { Logger } from 'pino';
 import {
   MalformedResponseError,
@@ -40,6 +41,8 @@ export interface ChangeRouterOptions {
   limiter: Pick<RefreshLimiter, 'take'>;
   facts: Pick<PlanFacts, 'ids'>;
   inFlight: Pick<InFlight, 'track'>;
+  /** Told of hints a pass answers: such a pass is no look for changes no event announced. */
+  rates: Pick<PollRates, 'hint'>;
 }
 
 /** Routes realtime changes; see the module comment. */
@@ -71,6 +74,9 @@ export class ChangeRouter {
    */
   refresh(request: RefreshRequest): void {
     const { facts, scheduler, logger } = this.options;
+    if (answeredByPasses(request)) {
+      this.options.rates.hint(request.scope === 'all' ? facts.ids() : [request.projectId]);
+    }
     if (request.scope !== 'all' || request.reason !== 'reconnected') {
       const key = request.scope === 'all' ? EVERY_PROJECT : request.projectId;
       const hinted = request.scope === 'all' || (request.scope === 'project' && request.hinted);

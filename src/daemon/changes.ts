@@ -30,6 +30,8 @@ export interface ChangeApplierOptions {
   onUnknownProject?: (projectId: string) => void;
   /** Told after every event applied, for metrics and tests. */
   onApplied?: (event: RealtimeEvent, outcome: ApplyOutcome) => void;
+  /** Told after records a hint fetched are written (the task, or a side list), with the outcome. */
+  onFetched?: (projectId: string, outcome: ApplyOutcome, records: readonly unknown[]) => void;
 }
 
 /** Turns realtime events and refresh requests into mirror writes. */
@@ -75,11 +77,9 @@ export class ChangeApplier {
         task === null
           ? { op: 'remove', type: 'task', projectId, id: request.taskId }
           : { op: 'put', type: 'task', projectId, record: task };
-      if (
-        (await mirror.writer.applyFetched(projectId, [change], 'getTask')) === 'unknown_project'
-      ) {
-        await this.options.syncProject(projectId, signal);
-      }
+      const outcome = await mirror.writer.applyFetched(projectId, [change], 'getTask');
+      this.options.onFetched?.(projectId, outcome, task === null ? [] : [task]);
+      if (outcome === 'unknown_project') await this.options.syncProject(projectId, signal);
       return;
     }
     if (needsPass(request.parts)) return this.options.syncProject(projectId, signal);
@@ -88,7 +88,8 @@ export class ChangeApplier {
       if (list === undefined) continue;
       const records = await list.read(remote, projectId, call);
       const change: RecordChange = { op: 'replace', type: list.type, projectId, records };
-      await mirror.writer.applyFetched(projectId, [change], list.route);
+      const outcome = await mirror.writer.applyFetched(projectId, [change], list.route);
+      this.options.onFetched?.(projectId, outcome, []);
     }
   }
 }

@@ -13,6 +13,7 @@ import { ChangeRouter } from './change-router.js';
 import { Daemon, MAX_SIGNAL_LISTENERS } from './daemon.js';
 import { DEFAULT_RECONCILE_CRON } from './defaults.js';
 import { FailureLog } from './failure-log.js';
+import { ObservedStaleness } from './staleness.js';
 import { DISK_FULL_RETRY_MS, DiskWatch } from './disk-watch.js';
 import { Freshness } from './freshness.js';
 import { daemonHealth } from './health.js';
@@ -111,6 +112,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const facts = new PlanFacts(store.facts, logger);
   const freshness = new Freshness();
   const rates = new PollRates(clock, store.state, logger);
+  const staleness = new ObservedStaleness(clock);
   const walWatch = new WalWatch({
     store,
     logger,
@@ -156,6 +158,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const realtimeStatus: RealtimeStatus = new RealtimeStatus({
     clock,
     freshness,
+    rates,
+    facts,
     scheduler,
     onStatus: options.onRealtimeStatus,
   });
@@ -173,6 +177,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     clock,
     logger,
     disk,
+    rates,
     planner,
     scheduler,
     notes,
@@ -191,6 +196,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     projects,
     scheduler,
     rates,
+    staleness,
     freshness,
     disk,
     missed,
@@ -203,6 +209,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     onConflict: options.onConflict ?? 'hold',
     isFresh: (projectId) => freshness.isFresh(projectId),
     disk,
+    onDone: (item) => rates.answered(item.projectId),
   });
   const startup = new Startup({ clock, logger, passes, notes, rates, pusher, inFlight, signal });
   const applier = new ChangeApplier({
@@ -214,6 +221,19 @@ export function createDaemon(options: DaemonOptions): Daemon {
     },
     reconcile: async (reconcileSignal) => {
       await passes.reconcile(reconcileSignal);
+    },
+    // A change an event or a fetched record wrote: counted once in the change rates, and timed.
+    onApplied: (event, outcome) => {
+      if (outcome !== 'changed') return;
+      rates.announced(event.projectId);
+      if (event.type.startsWith('task.') && event.type !== 'task.deleted') {
+        staleness.written(event.data);
+      }
+    },
+    onFetched: (projectId, outcome, records) => {
+      if (outcome !== 'changed') return;
+      rates.announced(projectId);
+      for (const record of records) staleness.written(record);
     },
     onUnknownProject: (projectId) => router.unknownProject(projectId),
   });
@@ -239,6 +259,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     limiter: new RefreshLimiter(clock, options.refreshesPerProjectHour),
     facts,
     inFlight,
+    rates,
   });
   const realtime = options.realtime
     ? new RealtimeLinks({
@@ -260,6 +281,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     pruneHistory: () => pruneRetained(store.facts, clock, logger, options),
   });
   const { refusal, metricsSources, endpoint } = observers(options, {
+    staleness,
     planner,
     realtimeStatus,
     storeWatch,
@@ -276,6 +298,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     facts,
     freshness,
     rates,
+    staleness,
     planner,
     scheduler,
     passes,
@@ -299,6 +322,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
 function observers(
   options: DaemonOptions,
   parts: {
+    staleness: ObservedStaleness;
     planner: Planner;
     realtimeStatus: RealtimeStatus;
     storeWatch: StoreWatch;
@@ -337,7 +361,7 @@ function observers(
     realtimeConfigured: options.realtime !== undefined,
   });
   const endpoint = options.metrics
-    ? metricsEndpoint(options, options.metrics, metricsSources, health)
+    ? metricsEndpoint(options, options.metrics, metricsSources, health, parts.staleness)
     : undefined;
   return { refusal, metricsSources, endpoint };
 }
@@ -348,8 +372,10 @@ function metricsEndpoint(
   { host, port, version }: MetricsAddress & { version: string },
   sources: MetricsSources,
   health: HealthCheck,
+  staleness: ObservedStaleness,
 ): MetricsEndpoint {
   const metrics = new DaemonMetrics(sources, { version });
+  staleness.listen((ms) => metrics.recordStaleness(ms));
   options.engine.onResponse((metric) =>
     metrics.recordResponse(metric.route, metric.status, metric.ms, metric.code, metric.token),
   );

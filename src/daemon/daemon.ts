@@ -26,6 +26,7 @@ import type { RealtimeStatus } from './realtime-status.js';
 import type { Schedules } from './schedules.js';
 import type { Startup } from './startup.js';
 import type { StateNotes } from './state-notes.js';
+import type { ObservedStaleness, StalenessListener } from './staleness.js';
 import type { StoreHealth, StoreWatch } from './store-watch.js';
 import type { TokenRefusalWatch } from './token-refusal.js';
 import type { WalWatch } from './wal-watch.js';
@@ -51,6 +52,7 @@ export interface DaemonParts {
   facts: PlanFacts;
   freshness: Freshness;
   rates: PollRates;
+  staleness: ObservedStaleness;
   planner: Planner;
   scheduler: PollScheduler;
   passes: Passes;
@@ -153,6 +155,11 @@ export class Daemon {
   /** Where the daemon's metrics read the governor, the mirror and the outbox when scraped. */
   metricsSources(): MetricsSources {
     return this.parts.metricsSources;
+  }
+
+  /** Tells `listener` the staleness of each change written from now on, in ms (`/metrics`). */
+  onStaleness(listener: StalenessListener): void {
+    this.parts.staleness.listen(listener);
   }
 
   /** True while the realtime channel is connected. */

@@ -9,6 +9,13 @@ import type { WalState } from './wal-watch.js';
 
 /** Buckets of `projmirror_request_duration_seconds`, in seconds (a page of 500 tasks takes ~0.05). */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
+/**
+ * Buckets of `projmirror_change_staleness_seconds`, in seconds: from realtime's second or two to
+ * a day of polling-only waits (the bound is hours).
+ */
+export const CHANGE_STALENESS_BUCKETS = [
+  1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400,
+];
 /** A service error code becomes a label value only in this shape; anything else is `other`. */
 const CODE_LABEL = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -75,6 +82,7 @@ export class DaemonMetrics {
   readonly requests: Counter<'route' | 'status' | 'token'>;
   readonly rateLimited: Counter<'code' | 'token'>;
   readonly duration: Histogram<'route'>;
+  readonly changeStaleness: Histogram;
 
   constructor(sources: MetricsSources, build: BuildInfo) {
     const registers = [this.registry];
@@ -102,6 +110,12 @@ export class DaemonMetrics {
       help: 'From sending a request to reading the whole answer, by route',
       labelNames: ['route'],
       buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+    this.changeStaleness = new Histogram({
+      name: 'projmirror_change_staleness_seconds',
+      help: "From a change's updatedAt (as the service sent it) to the mirror writing it, in seconds",
+      buckets: CHANGE_STALENESS_BUCKETS,
       registers,
     });
     quotaGauges(sources, registers);
@@ -144,6 +158,11 @@ export class DaemonMetrics {
         this.set(sources.realtimeConnected() ? 1 : 0);
       },
     });
+  }
+
+  /** One change written into the mirror, `ms` after the service's `updatedAt` says it was made. */
+  recordStaleness(ms: number): void {
+    this.changeStaleness.observe(ms / 1000);
   }
 
   /**

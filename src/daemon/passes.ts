@@ -14,6 +14,7 @@ import type { MissedWork } from './missed.js';
 import type { PlanLedger } from './planner.js';
 import type { PollRates } from './poll-rates.js';
 import type { PollScheduler } from './poll-scheduler.js';
+import type { ObservedStaleness } from './staleness.js';
 
 /** What a pass's outcome is recorded in. */
 export interface PassesOptions {
@@ -23,6 +24,8 @@ export interface PassesOptions {
   projects: readonly string[] | undefined;
   scheduler: Pick<PollScheduler, 'recordResult' | 'mark' | 'forget'>;
   rates: Pick<PollRates, 'passed' | 'forget'>;
+  /** Times the changes a pass wrote (`/metrics`). */
+  staleness: Pick<ObservedStaleness, 'passed'>;
   freshness: Pick<Freshness, 'passed'>;
   disk: Pick<DiskWatch, 'wrote'>;
   /** Logs a failing project per cause, not per attempt. */
@@ -118,6 +121,7 @@ export class Passes {
   /** A pass that passed after the realtime channel connected makes its project current. */
   private notePassed(result: ProjectSyncResult): void {
     this.options.rates.passed(result);
+    this.options.staleness.passed(result);
     if (result.ok && result.startedAt !== undefined) {
       this.options.freshness.passed(result.projectId, result.startedAt);
     }

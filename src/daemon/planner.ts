@@ -26,7 +26,7 @@ export interface PlannerOptions {
   /** Every token: its budget and the projects it reads. */
   tokens: () => TokenView[];
   facts: Pick<PlanFacts, 'all' | 'ids'>;
-  rates: Pick<PollRates, 'pooled'>;
+  rates: Pick<PollRates, 'pooled' | 'pooledUnannounced'>;
   /** Whether this daemon polls a project (asked for, and held). */
   polls: (projectId: string) => boolean;
   realtimeConnected: () => boolean;
@@ -55,7 +55,12 @@ export class Planner {
       foreignRatePerHour: (label) => this.foreignUse(label).ratePerHour(),
       realtimeConnected: this.options.realtimeConnected(),
       settings: this.options.settings,
-      ...(this.options.pollByRate ? { rates: rates.pooled(facts.ids()) } : {}),
+      ...(this.options.pollByRate
+        ? {
+            rates: rates.pooled(facts.ids()),
+            unannouncedRates: rates.pooledUnannounced(facts.ids()),
+          }
+        : {}),
     });
   }
 
@@ -93,6 +98,8 @@ export interface PlanLedgerOptions {
   persistBudget: () => Promise<void>;
   /** A full disk is the disk watch's to tell. */
   disk: Pick<DiskWatch, 'absorbs'>;
+  /** The change rates, kept as they are learned: a crash loses none of them. */
+  rates: Pick<PollRates, 'save'>;
 }
 
 /** After requests: feeds the estimates of others' use and saves budgets and plan for `status`. */
@@ -102,6 +109,7 @@ export class PlanLedger {
   /** Records what the requests just made taught. */
   async afterRequests(): Promise<void> {
     const { clock, logger, planner } = this.options;
+    await this.options.rates.save();
     planner.observeForeignUse();
     await this.options.persistBudget().catch((error: unknown) => {
       if (this.options.disk.absorbs(error)) return;

@@ -28,6 +28,8 @@ export interface TokenPlanSources {
   >;
   /** Each project's estimated change rate, per ms: the polls are allocated by it. */
   rates?: ReadonlyMap<string, number>;
+  /** Each project's rate of changes no event announced, per ms: the reconciles are allocated by it. */
+  unannouncedRates?: ReadonlyMap<string, number>;
 }
 
 /** The plan over every token; see the module comment. */
@@ -49,6 +51,9 @@ export function planForTokens(sources: TokenPlanSources): DailyPlan {
         projects: sources.projects.filter((p) => (owner.get(p.id) ?? first) === token.label),
         ...sources.settings,
         ...(sources.rates === undefined ? {} : { rates: sources.rates }),
+        ...(sources.unannouncedRates === undefined
+          ? {}
+          : { unannouncedRates: sources.unannouncedRates }),
       };
     }),
   );

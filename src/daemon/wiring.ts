@@ -100,6 +100,7 @@ export type PusherSettings = Partial<
     | 'onConflict'
     | 'isFresh'
     | 'disk'
+    | 'onDone'
   >
 >;
 

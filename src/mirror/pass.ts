@@ -17,7 +17,7 @@ import {
   type Project,
   type RemoteApi,
 } from '../domain/index.js';
-import type { CommitRequest, MirrorPort, Pass } from '../store/port.js';
+import type { CommitRequest, MirrorPort, Pass, PassWritten } from '../store/port.js';
 import { TaskPager, type PassCounters } from './pager.js';
 import {
   MAX_READ_ATTEMPTS,
@@ -47,7 +47,7 @@ export class ProjectPass {
   private readonly call: SyncOptions;
   private readonly counters: PassCounters = { requests: 0, pagesRead: 0, pagesNotModified: 0 };
   private startedAt: number | undefined;
-  private written = { rows: 0, history: 0, tasks: 0 };
+  private written: PassWritten = { rows: 0, history: 0, tasks: 0, changedAt: [] };
   private attempts = 0;
   private backfill = false;
   /** The three lists, read once per pass after the first read that held together. */
@@ -73,7 +73,7 @@ export class ProjectPass {
       this.written = await pass.end();
       const result = this.result();
       logger.info({ ...result, ms: clock.now() - startedAt }, 'project synced');
-      return result;
+      return { ...result, changedAt: this.written.changedAt };
     } catch (error) {
       this.failure = error;
       const line = errorLine(error);

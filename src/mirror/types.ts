@@ -101,6 +101,8 @@ export interface ProjectSyncResult {
   attempts: number;
   /** This was the project's first pass (its baseline), committed page by page. */
   backfill: boolean;
+  /** The service's `updatedAt` (ms) of the tasks it changed or added (none in a backfill). */
+  changedAt?: number[];
 }
 
 /** What `syncAll` did. */

@@ -66,6 +66,8 @@ export interface OutboxPusherOptions {
    * `DiskWatch`, which logs the state); without it such a failed pass is logged as any other.
    */
   disk?: DiskReports;
+  /** Told of each item done: its edit is a change of its project (the daemon's change rates). */
+  onDone?: (item: OutboxItem) => void;
 }
 
 /** Options of one pass. */
@@ -114,6 +116,7 @@ export class OutboxPusher {
   private readonly mirror: Store['mirror'];
   private readonly onConflict: OnConflict;
   private readonly isFresh: (projectId: string) => boolean;
+  private readonly onDone: ((item: OutboxItem) => void) | undefined;
   private readonly remote: RemoteApi;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -135,6 +138,7 @@ export class OutboxPusher {
     this.mirror = options.store.mirror;
     this.onConflict = options.onConflict ?? 'hold';
     this.isFresh = options.isFresh ?? (() => false);
+    this.onDone = options.onDone;
     this.remote = options.remote;
     this.clock = options.clock;
     this.logger = options.logger;
@@ -304,7 +308,10 @@ export class OutboxPusher {
     if (outcome.kind !== 'aborted') this.progress.advanced();
     if (outcome.sent) report.sent += 1;
     if (outcome.kind === 'conflict') report.conflicts += 1;
-    if (outcome.kind === 'done') report.done += 1;
+    if (outcome.kind === 'done') {
+      report.done += 1;
+      this.onDone?.(head);
+    }
     if (outcome.kind === 'failed') report.failed += 1;
     if (outcome.kind === 'retry') report.retried += 1;
     if (outcome.kind === 'wait' && outcome.rateLimited) report.rateLimited += 1;

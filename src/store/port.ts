@@ -63,7 +63,16 @@ export interface Pass {
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
   commit(request: CommitRequest): Promise<string | undefined>;
   /** Ends the pass and its guard; what it wrote, and the tasks the mirror holds now. */
-  end(): Promise<{ rows: number; history: number; tasks: number }>;
+  end(): Promise<PassWritten>;
+}
+
+/** What a pass wrote, and the tasks the mirror holds for its project afterwards. */
+export interface PassWritten {
+  rows: number;
+  history: number;
+  tasks: number;
+  /** The service's `updatedAt` (ms) of the tasks it changed or added, as far as it kept them. */
+  changedAt: number[];
 }
 
 /** A page as the pager read it: its tasks (answered 200), or none (304: its kept copy stands). */

@@ -20,7 +20,7 @@ import { encodeRows, pgKeepPages } from './task-pages.js';
 import { emptyRows, pickRows, taskColumns, taskRows, type TaskRows } from './task-rows.js';
 import { TaskReads, type StoredTask } from './tasks.js';
 import { assigneesOf, textColumn } from './values.js';
-import type { WriteContext } from './write-context.js';
+import { noteChangedAt, type WriteContext } from './write-context.js';
 
 export type { StoredTask } from './tasks.js';
 
@@ -294,6 +294,7 @@ export class TaskWriter extends TaskReads {
       await this.history.append(task.id, projectId, change, context);
     }
     context.tally.rows += 1;
+    noteChangedAt(context.tally, task.updatedAt);
     return true;
   }
 
@@ -370,6 +371,7 @@ export class TaskWriter extends TaskReads {
     const inserted = await this.insertPage(projectId, taskRows([task], [data]), context.at);
     if (!inserted.has(task.id)) return false;
     await this.noteCreated(projectId, task.id, textColumn(task.name), context);
+    if (context.history) noteChangedAt(context.tally, task.updatedAt);
     return true;
   }
 

@@ -195,4 +195,32 @@ describe('ChangeRates', () => {
     restarted.retain((key) => key !== 'p_1');
     expect(restarted.kept()).toEqual([]);
   });
+
+  it('plans an item watched less than four hours at no less than the mean rate', () => {
+    const clock = new FakeClock(0);
+    const rates = new ChangeRates(clock);
+    for (const key of ['busy', 'new']) rates.looked(key);
+    // busy: a change found every half hour for a day.
+    for (let at = HOUR / 2; at <= DAY; at += HOUR / 2) {
+      clock.stepTo(at);
+      rates.observePoll('busy', true);
+      // new: looked at only now and then, and found nothing.
+      if (at === DAY - HOUR) rates.looked('new');
+    }
+    clock.stepTo(DAY + HOUR / 4);
+    rates.observePoll('new', false);
+    const early = rates.pooledRates(['busy', 'new']);
+    const mean = (rates.rate('busy') + rates.rate('new')) / 2;
+    // Fifteen quiet minutes say little: it is planned as a busy one might be, where without the
+    // rule (no evidence needed) it would fall at once.
+    expect(early.get('new')).toBeGreaterThanOrEqual(mean);
+    expect(rates.pooledRates(['busy', 'new'], undefined, 0).get('new')!).toBeLessThan(mean / 2);
+    // Four more hours of quiet polls are evidence enough to let it fall.
+    for (let i = 1; i <= 16; i += 1) {
+      clock.stepTo(DAY + HOUR / 4 + (i * HOUR) / 4);
+      rates.observePoll('new', false);
+    }
+    const later = rates.pooledRates(['busy', 'new']);
+    expect(later.get('new')!).toBeLessThan(later.get('busy')! / 10);
+  });
 });

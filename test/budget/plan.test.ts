@@ -96,6 +96,36 @@ describe('planDay', () => {
     expect(new Set(connected.projects.map((p) => p.intervalMs))).toEqual(new Set([HOUR]));
   });
 
+  it('with realtime connected, allocates the reconciles by the changes no event announced', () => {
+    // Forty projects of 2,000 tasks: hourly reconciles of all would cost 8x the budget.
+    const projects = Array.from({ length: 40 }, (_, i) => ({ id: `p_${i}`, taskCount: 2000 }));
+    const day = input({
+      quotaLimit: 5000,
+      quotaRemaining: 5000,
+      projects,
+      realtimeConnected: true,
+    });
+    const even = planDay(day);
+    // One project's events miss a change an hour; the others' miss one a day.
+    const unannouncedRates = new Map(
+      projects.map((p, i) => [p.id, (i === 0 ? 24 : 1) / (24 * HOUR)] as const),
+    );
+    const plan = planDay({ ...day, unannouncedRates });
+    const [leaky, ...tight] = plan.projects;
+    // As often as a reconcile may be (the reconcile interval), not more; the others less often.
+    expect(leaky!.intervalMs).toBe(HOUR);
+    for (const p of tight) expect(p.intervalMs).toBeGreaterThan(even.intervalMs);
+    for (const p of tight) expect(p.intervalMs).toBeLessThanOrEqual(plan.maxStalenessMs!);
+    expect(plan.boundHeld).toBe(true);
+    expect(plan.plannedPollRequests).toBeLessThanOrEqual(5000 - even.reserve);
+    // The mean wait of an unannounced change falls below the even plan's half interval.
+    expect(plan.expectedStalenessMs!).toBeLessThan(even.intervalMs / 2);
+    // Without realtime the same rates are not the poll plan's: polling reads every change's rate.
+    expect(
+      planDay({ ...day, realtimeConnected: false, unannouncedRates }).projects[0]!.ratePerHour,
+    ).toBeUndefined();
+  });
+
   it('spends what is left on the busy project near the reset, keeping the largest poll back', () => {
     const rates = new Map([
       ['a', 100 / (24 * HOUR)],

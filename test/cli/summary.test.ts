@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { syncSummary } from '../../src/cli/summary.js';
 import { runCli } from '../fixtures/cli.js';
 import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -69,5 +70,27 @@ describe('sync and push end with one summary', () => {
     expect(again.stdout.trim().split('\n').at(-1)).toMatch(
       /^push: 0 done, 0 failed, 0 left pending; 0 requests; \d+\.\d s$/,
     );
+  });
+
+  it("leaves a pass's changedAt (the staleness histogram's instants) out of the summary", () => {
+    const project = {
+      projectId: 'p_1',
+      ok: true,
+      requests: 5,
+      pagesRead: 1,
+      pagesNotModified: 0,
+      rowsWritten: 2,
+      historyWritten: 2,
+      tasks: 10,
+      attempts: 1,
+      backfill: false,
+    };
+    const report = {
+      ok: true,
+      requests: 6,
+      removedProjects: [],
+      projects: [{ ...project, changedAt: [1, 2] }],
+    };
+    expect(syncSummary(report, 10).projects).toEqual([project]);
   });
 });

@@ -116,7 +116,14 @@ describe('the poll plan by change rate', () => {
       .prepare('SELECT item, looked_at FROM change_rates ORDER BY item')
       .raw()
       .all() as [string, string][];
-    expect(kept.map(([item]) => item)).toEqual(['p_1', 'p_2', 'p_3']);
+    expect(kept.map(([item]) => item)).toEqual([
+      'p_1',
+      'p_1#unannounced',
+      'p_2',
+      'p_2#unannounced',
+      'p_3',
+      'p_3#unannounced',
+    ]);
     expect(kept.every(([, at]) => Date.parse(at) <= clock.now())).toBe(true);
 
     // Started again with --max-staleness 2h: a bound tighter than the default.

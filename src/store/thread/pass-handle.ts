@@ -5,7 +5,7 @@
  * applied as they come, as many at once as the store writes in one round trip.
  */
 import type { Project } from '../../domain/index.js';
-import type { CommitRequest, KeptHead, PageSink, Pass } from '../port.js';
+import type { CommitRequest, KeptHead, PageSink, Pass, PassWritten } from '../port.js';
 import { BackfillWriter, PageWrites, StagingWriter } from './page-sink.js';
 import type { PassOpened, StorePass } from './pass-units.js';
 import type { AsyncGroup } from './units.js';
@@ -55,7 +55,7 @@ export class PassHandle implements Pass {
     return this.units.commit(request);
   }
 
-  end(): Promise<{ rows: number; history: number; tasks: number }> {
+  end(): Promise<PassWritten> {
     return this.units.end();
   }
 }

@@ -7,7 +7,7 @@
 import type { Clock, Project } from '../../domain/index.js';
 import { isoTime } from '../database.js';
 import type { MirrorStore } from '../mirror-store.js';
-import type { CommitRequest, KeptHead, PagePlace, PageProblem } from '../port.js';
+import type { CommitRequest, KeptHead, PagePlace, PageProblem, PassWritten } from '../port.js';
 import { rowsOf, type PreparedPage } from '../task-rows.js';
 import { PAGES_PER_STATEMENT } from '../task-writer.js';
 import { survey } from '../writer/commit.js';
@@ -44,7 +44,7 @@ export class StorePass {
   private readonly writer: MirrorWriter;
   private readonly clock: Clock;
   private readonly guard: PassGuard;
-  private readonly tally: WriteTally = newTally();
+  private readonly tally: WriteTally = { ...newTally(), changedAt: [] };
   private readonly close: () => void;
 
   constructor(
@@ -77,11 +77,11 @@ export class StorePass {
   }
 
   /** Ends the pass: its guard released; what it wrote, and the tasks the mirror holds now. */
-  async end(): Promise<{ rows: number; history: number; tasks: number }> {
+  async end(): Promise<PassWritten> {
     this.close();
     this.writer.release(this.projectId, this.guard);
-    const { rows, history } = this.tally;
-    return { rows, history, tasks: await this.store.tasks.count(this.projectId) };
+    const { rows, history, changedAt = [] } = this.tally;
+    return { rows, history, tasks: await this.store.tasks.count(this.projectId), changedAt };
   }
 
   /** A new full read of the project begins: nothing seen yet, nothing shifted. */
