@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: runs the benchmarks of issues 6, 14, 15, 23 and 35 one after the other, prints each
- * figure with its same-run baseline and target as it comes, then the machine and one Markdown
- * table for the README. `--only 1,4` runs some of them (by number).
+ * `npm run bench`: runs the benchmarks of issues 6, 14, 15, 23, 35 and 38 one after the other,
+ * prints each figure with its same-run baseline and target as it comes, then the machine and one
+ * Markdown table for the README. `--only 1,4` runs some of them (by number).
  */
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ import { memoryBenchmark } from './memory.js';
 import { postgresBenchmarks } from './postgres.js';
 import { rateLimitedBenchmarks } from './rate-limited.js';
 import { severalTokensBenchmark } from './several-tokens.js';
+import { soakBenchmarks } from './soak.js';
 import { walPerEventBenchmarks } from './wal-per-event.js';
 
 /** The benchmarks by number, in the order they run (the long rate-limited one last). */
@@ -29,6 +30,7 @@ const BENCHMARKS: { ids: string[]; run: () => Promise<Figure[]> }[] = [
   { ids: ['9'], run: () => loopDelayBenchmarks() },
   { ids: ['10'], run: () => allocationBenchmarks() },
   { ids: ['11'], run: () => walPerEventBenchmarks() },
+  { ids: ['12'], run: () => soakBenchmarks() },
 ];
 
 /** The machine, as the README states it beside the figures. */

@@ -2,10 +2,16 @@
  * The request governor: the one gate in front of everything that talks to the service. It keeps
  * the per-token burst and the per-IP windows, learns the daily quota, pauses the whole token
  * after any 429, and keeps a reserve of the quota for pushes and refreshes.
+ *
+ * The request windows run on the monotonic clock; the quota's reset is a wall-clock instant, so a
+ * wait for it looks at the wall clock at least every `DEFAULT_WALL_CHECK_MS` and a step of the
+ * wall clock (NTP, a VM resumed) re-plans it.
  */
 import {
   BudgetExhaustedError,
+  DEFAULT_WALL_CHECK_MS,
   systemClock,
+  WallStepWatch,
   UNWATCHED,
   type BudgetObservation,
   type Clock,
@@ -68,6 +74,7 @@ export class RequestGovernor implements RequestGate {
   private readonly onChange: ((snapshot: BudgetSnapshot) => void) | undefined;
   private readonly progress: ProgressSignal;
   private readonly quota: QuotaState;
+  private readonly steps: WallStepWatch;
   /** Waiters to wake when an observation may shorten their wait. */
   private readonly sleepers = new Set<AbortController>();
   private sentTotal = 0;
@@ -93,6 +100,7 @@ export class RequestGovernor implements RequestGate {
     this.onChange = options.onChange;
     this.progress = options.progress ?? UNWATCHED;
     this.quota = new QuotaState(options.assumeResetAt ?? ((observedAt) => nextReset(observedAt)));
+    this.steps = new WallStepWatch(this.clock);
     if (options.restore) this.restore(options.restore);
   }
 
@@ -100,7 +108,7 @@ export class RequestGovernor implements RequestGate {
   async acquire(purpose: RequestPurpose, signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
-      const now = this.clock.now();
+      const now = this.wallNow();
       const hold = this.holdFor(purpose, now);
       if (hold === undefined) {
         this.take(now);
@@ -108,28 +116,28 @@ export class RequestGovernor implements RequestGate {
       }
       if (hold.until - now > this.maxWaitMs)
         throw new BudgetExhaustedError(hold.until, hold.reason);
-      await this.sleepUntil(hold.until - now, signal);
+      await this.sleepUntil(Math.min(hold.until - now, DEFAULT_WALL_CHECK_MS), signal);
     }
   }
 
   /** Learns the quota and any 429 pause from one response; see `RequestGate`. */
   observe(observation: BudgetObservation): void {
-    this.quota.learn(observation, this.clock.now());
+    this.quota.learn(observation, this.wallNow());
     for (const sleeper of this.sleepers) sleeper.abort();
     this.changed();
   }
 
   /** When a request of `purpose` could be sent, on what is known now: `now` when at once. */
   readyAt(purpose: RequestPurpose): number {
-    const now = this.clock.now();
+    const now = this.wallNow();
     return this.holdFor(purpose, now)?.until ?? now;
   }
 
   /** What the governor knows now. */
   snapshot(): BudgetSnapshot {
-    const now = this.clock.now();
+    const now = this.wallNow();
     const snapshot: BudgetSnapshot = {
-      sentInWindow: this.burst.count(now),
+      sentInWindow: this.burst.count(this.clock.monotonic()),
       sentTotal: this.sentTotal,
       takenAt: now,
     };
@@ -157,9 +165,10 @@ export class RequestGovernor implements RequestGate {
       );
       if (reserved) return reserved;
     }
-    const until = Math.max(this.burst.freeAt(now), this.ip.freeAt(now));
-    if (until <= now) return undefined;
-    return { until, reason: 'request window full' };
+    const monotonic = this.clock.monotonic();
+    const freeAt = Math.max(this.burst.freeAt(monotonic), this.ip.freeAt(monotonic));
+    if (freeAt <= monotonic) return undefined;
+    return { until: now + (freeAt - monotonic), reason: 'request window full' };
   }
 
   /** Requests kept back from polls: the `reserve` option, else the share of the learned quota. */
@@ -169,8 +178,9 @@ export class RequestGovernor implements RequestGate {
   }
 
   private take(now: number): void {
-    this.burst.take(now);
-    this.ip.take(now);
+    const monotonic = this.clock.monotonic();
+    this.burst.take(monotonic);
+    this.ip.take(monotonic);
     this.quota.spend(now);
     this.sentTotal += 1;
     this.changed();
@@ -203,7 +213,15 @@ export class RequestGovernor implements RequestGate {
     this.quota.observedAt = saved.observedAt;
     this.quota.pausedUntil = saved.pausedUntil;
     // The restored window's slots are stamped at the snapshot's time: never earlier than they were.
-    for (let slot = 0; slot < saved.sentInWindow; slot += 1) this.burst.take(saved.takenAt);
+    const takenAt = this.clock.monotonic() - Math.max(0, this.clock.now() - saved.takenAt);
+    for (let slot = 0; slot < saved.sentInWindow; slot += 1) this.burst.take(takenAt);
+  }
+
+  /** The wall clock's time, having moved what a step of it moves (see `QuotaState.wallStepped`). */
+  private wallNow(): number {
+    const stepMs = this.steps.step();
+    if (stepMs !== 0) this.quota.wallStepped(stepMs);
+    return this.clock.now();
   }
 
   private changed(): void {

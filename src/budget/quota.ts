@@ -53,6 +53,15 @@ export class QuotaState {
     return { until, reason: `${reason} (${this.remaining}${of} requests left today)` };
   }
 
+  /**
+   * The wall clock stepped by `stepMs`: the pause and a reset learned from a `Retry-After` are
+   * durations the service gave, so they move with it; a reset assumed at midnight stays put.
+   */
+  wallStepped(stepMs: number): void {
+    if (this.pausedUntil !== undefined) this.pausedUntil += stepMs;
+    if (this.resetAt !== undefined) this.resetAt += stepMs;
+  }
+
   private learnPause(observation: BudgetObservation, now: number): void {
     const until = now + Math.max(0, observation.retryAfterMs ?? 0);
     if (this.pausedUntil === undefined || until > this.pausedUntil) {

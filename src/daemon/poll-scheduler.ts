@@ -2,11 +2,17 @@
  * Polls each project when the daily plan says it is due: one project at a time, the earliest due
  * first, sleeping on the injected clock in between. A change of plan (quota learned, realtime up
  * or down, projects added) wakes it to recompute the due times.
+ *
+ * Due times are wall-clock times (a project's last pass is written down as one). When the wall
+ * clock steps back (NTP), every time the scheduler goes by moves back with it, a last pass
+ * written before the step included, so that no project waits the step's length longer. When it
+ * steps forward (NTP, or a VM resumed after a suspension, when the service did move on), nothing
+ * moves: every project whose time the step passed is due at once, once.
  */
 import type { Logger } from 'pino';
 import type { DailyPlan } from '../budget/plan.js';
 import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
-import { errorLine, type Clock } from '../domain/index.js';
+import { DEFAULT_WALL_CHECK_MS, errorLine, WallStepWatch, type Clock } from '../domain/index.js';
 
 /** The clock, the plan and the poll the scheduler drives. */
 export interface PollSchedulerOptions {
@@ -62,9 +68,13 @@ export class PollScheduler {
   private notes = 0;
   private readonly backoff: BackoffPolicy;
   private wake: AbortController | undefined;
+  private readonly steps: WallStepWatch;
+  /** A last pass written before the wall clock stepped, and how far the steps since moved it. */
+  private readonly passShifts = new Map<string, { passedAt: number; shiftMs: number }>();
 
   constructor(options: PollSchedulerOptions) {
     this.options = options;
+    this.steps = new WallStepWatch(options.clock);
     this.backoff = {
       baseMs: FAILED_PASS_BACKOFF_BASE_MS,
       maxMs: FAILED_PASS_BACKOFF_MAX_MS,
@@ -146,11 +156,12 @@ export class PollScheduler {
    * does not list is due as its failure or due time says, if `eligible`.
    */
   dueTimes(plan: DailyPlan): Map<string, number> {
+    this.followWallSteps(plan);
     const due = new Map<string, number>();
     const share = plan.intervalMs / Math.max(1, plan.projects.length);
     for (const project of plan.projects) {
       const id = project.projectId;
-      const passed = this.options.lastPassAt(id);
+      const passed = this.shiftedLastPass(id);
       const attempted = this.lastAttempt.get(id);
       let at: number;
       if (passed !== undefined) {
@@ -186,6 +197,33 @@ export class PollScheduler {
     return due;
   }
 
+  /** `projectId`'s last pass, moved by the wall clock's steps since it was written. */
+  private shiftedLastPass(projectId: string): number | undefined {
+    const passed = this.options.lastPassAt(projectId);
+    const shift = this.passShifts.get(projectId);
+    if (passed === undefined || shift === undefined) return passed;
+    if (shift.passedAt === passed) return passed + shift.shiftMs;
+    this.passShifts.delete(projectId); // a pass written since, on the stepped clock
+    return passed;
+  }
+
+  /** Moves the times this scheduler goes by with the wall clock's step, if it stepped. */
+  private followWallSteps(plan: DailyPlan): void {
+    const stepMs = this.steps.step();
+    if (stepMs >= 0) return;
+    for (const { projectId } of plan.projects) {
+      const passedAt = this.options.lastPassAt(projectId);
+      if (passedAt === undefined) continue;
+      const earlier = this.passShifts.get(projectId);
+      const shiftMs = (earlier?.passedAt === passedAt ? earlier.shiftMs : 0) + stepMs;
+      this.passShifts.set(projectId, { passedAt, shiftMs });
+    }
+    for (const [id, at] of this.lastAttempt) this.lastAttempt.set(id, at + stepMs);
+    for (const [id, at] of this.firstPlanned) this.firstPlanned.set(id, at + stepMs);
+    for (const [id, at] of this.dueOnce) this.dueOnce.set(id, at + stepMs);
+    for (const failing of this.failing.values()) failing.retryAt += stepMs;
+  }
+
   /** Runs until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const { clock, logger } = this.options;
@@ -202,7 +240,7 @@ export class PollScheduler {
       const next = [...this.dueTimes(plan)].sort((a, b) => a[1] - b[1])[0];
       const waitMs = next ? next[1] - clock.now() : plan.intervalMs;
       if (waitMs > 0) {
-        await this.sleepUnlessWoken(waitMs, signal);
+        await this.sleepUnlessWoken(Math.min(waitMs, DEFAULT_WALL_CHECK_MS), signal);
         continue;
       }
       if (!next) continue;

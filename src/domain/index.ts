@@ -7,6 +7,7 @@ export * from './remote.js';
 export * from './routes.js';
 export * from './tls.js';
 export * from './manual-clock.js';
+export * from './wall-step.js';
 export * from './validate.js';
 export * from './changes.js';
 export * from './timezone.js';

@@ -9,9 +9,16 @@ interface Sleeper {
   resolve: () => void;
 }
 
-/** A `Clock` whose `sleep` resolves only when `advance` or `stepTo` passes its wake-up time. */
+/**
+ * A `Clock` whose `sleep` resolves only when `advance` or `stepTo` passes its wake-up time.
+ * `advance` and `stepTo` move both readings; `stepWall` moves the wall clock alone, as NTP or a
+ * resumed VM does. Wake-up times (`nextWakeAt`, `stepTo`'s target) are on the monotonic reading,
+ * which starts equal to the wall one: until the wall is stepped, the two read the same.
+ */
 export class ManualClock implements Clock {
   private current: number;
+  /** How far the wall clock has been stepped away from the monotonic one. */
+  private wallOffsetMs = 0;
   private sleepers: Sleeper[] = [];
 
   constructor(start = Date.UTC(2026, 10, 21, 0, 0, 0)) {
@@ -19,7 +26,16 @@ export class ManualClock implements Clock {
   }
 
   now(): number {
+    return this.current + this.wallOffsetMs;
+  }
+
+  monotonic(): number {
     return this.current;
+  }
+
+  /** Steps the wall clock by `deltaMs` (negative: back), leaving monotonic time and sleeps alone. */
+  stepWall(deltaMs: number): void {
+    this.wallOffsetMs += deltaMs;
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -79,7 +95,7 @@ export class ManualClock implements Clock {
     return true;
   }
 
-  /** Moves time to `target` (never back) and wakes every sleeper due by then at once. */
+  /** Moves monotonic time to `target` (never back) and wakes every sleeper due by then at once. */
   stepTo(target: number): void {
     this.current = Math.max(this.current, target);
     const due = this.sleepers.filter((sleeper) => sleeper.wakeAt <= this.current);

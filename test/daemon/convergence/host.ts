@@ -71,6 +71,10 @@ export class KillableClock implements Clock {
     return this.inner.now();
   }
 
+  monotonic(): number {
+    return this.inner.monotonic();
+  }
+
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (this.killed) return nextTick(signal);
     this.sleeping += 1;
