@@ -5,7 +5,7 @@
  * simulated day, by message.
  */
 import pino from 'pino';
-import { Daemon } from '../src/daemon/daemon.js';
+import { createDaemon } from '../src/daemon/compose.js';
 import { settle } from './day-daemon.js';
 import { benchEngine, tempMirror } from './harness.js';
 import { DAY_MS } from './day-workload.js';
@@ -46,7 +46,7 @@ export async function soakLogLines(days = 2): Promise<SoakDays> {
     },
   );
   const engine = await benchEngine(workload.sim.baseUrl, workload.sim.token, mirror.db, { clock });
-  const daemon = new Daemon({ engine, logger, outboxIdleMs: OUTBOX_IDLE_MS });
+  const daemon = createDaemon({ engine, logger, outboxIdleMs: OUTBOX_IDLE_MS });
   let running = false;
   let startFailure: unknown;
   try {
