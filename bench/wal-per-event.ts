@@ -9,7 +9,8 @@
  */
 import { statSync } from 'node:fs';
 import { EventBatch } from '../src/daemon/event-batch.js';
-import type { RealtimeEvent } from '../src/domain/index.js';
+import type { CheckedEvent, RealtimeEvent } from '../src/domain/index.js';
+import { checkEvent } from '../src/realtime/index.js';
 import { startSimulator } from '../src/sim/index.js';
 import { openDatabase, type SqliteDb } from '../src/store/database.js';
 import { num, type Figure } from './figure.js';
@@ -143,7 +144,12 @@ class EventMaker {
     this.sample = this.task(this.ids[0]!);
   }
 
-  next(kind: Kind): RealtimeEvent {
+  /** The next event of `kind`, checked as the daemon checks it. */
+  next(kind: Kind): CheckedEvent {
+    return checkEvent(this.raw(kind));
+  }
+
+  private raw(kind: Kind): RealtimeEvent {
     const { projectId } = this;
     this.tick += 1;
     const updatedAt = new Date(Date.UTC(2030, 0, 1) + this.tick * 1_000).toISOString();

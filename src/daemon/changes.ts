@@ -14,7 +14,7 @@ import {
   type RemoteApi,
 } from '../domain/index.js';
 import type { ApplyOutcome, Mirror } from '../mirror/index.js';
-import type { RefreshPart, RefreshRequest } from '../realtime/index.js';
+import { checkEvent, type RefreshPart, type RefreshRequest } from '../realtime/index.js';
 import { EventBatch } from './event-batch.js';
 
 /** The mirror and remote the applier writes through, and the daemon's passes it may ask for. */
@@ -44,13 +44,14 @@ export class ChangeApplier {
   }
 
   /**
-   * Applies an event that carries its record (or an authoritative delete); no request. Rejects
-   * when the event does not check (the caller turns it into a hint) or the store cannot take it.
+   * Applies an event that carries its record (or an authoritative delete); no request. The event
+   * is checked here, once (`checkEvent`), before it goes to the store. Rejects when it does not
+   * check (the caller turns it into a hint) or the store cannot take it.
    */
   async applyEvent(event: RealtimeEvent): Promise<void> {
     const { logger } = this.options;
     try {
-      const outcome = await this.batch.apply(event);
+      const outcome = await this.batch.apply(checkEvent(event));
       this.options.onApplied?.(event, outcome);
       if (outcome === 'unknown_project') {
         logger.info({ projectId: event.projectId }, 'event for a project not mirrored yet');

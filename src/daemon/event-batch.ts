@@ -5,7 +5,7 @@
  * than the write in flight; a burst costs one transaction, and one copy of the pages its events
  * share in the write-ahead log, instead of one per event.
  */
-import { MalformedResponseError, type RealtimeEvent } from '../domain/index.js';
+import { MalformedResponseError, type CheckedEvent } from '../domain/index.js';
 import type { ApplyOutcome, EventOutcome } from '../store/port.js';
 
 /** The most events one transaction takes. */
@@ -13,20 +13,20 @@ export const EVENT_BATCH_MAX = 200;
 
 /** One event waiting, and its caller's promise. */
 interface Waiting {
-  event: RealtimeEvent;
+  event: CheckedEvent;
   resolve: (outcome: ApplyOutcome) => void;
   reject: (error: unknown) => void;
 }
 
 /** Writes events through `write`, those that arrive during a write together. */
 export class EventBatch {
-  private readonly write: (events: readonly RealtimeEvent[]) => Promise<EventOutcome[]>;
+  private readonly write: (events: readonly CheckedEvent[]) => Promise<EventOutcome[]>;
   private readonly max: number;
   private waiting: Waiting[] = [];
   private writing = false;
 
   constructor(
-    write: (events: readonly RealtimeEvent[]) => Promise<EventOutcome[]>,
+    write: (events: readonly CheckedEvent[]) => Promise<EventOutcome[]>,
     max = EVENT_BATCH_MAX,
   ) {
     this.write = write;
@@ -34,11 +34,12 @@ export class EventBatch {
   }
 
   /**
-   * Writes `event` (with those it waited beside); its outcome. Rejects with a
-   * `MalformedResponseError` when its record does not check, or with the store's error when the
-   * transaction failed (then every event of it failed).
+   * Writes `event` (checked already: `checkEvent`, with those it waited beside); its outcome.
+   * Rejects with a `MalformedResponseError` when the store refused it as malformed (a change of
+   * another project), or with the store's error when the transaction failed (then every event of
+   * it failed).
    */
-  apply(event: RealtimeEvent): Promise<ApplyOutcome> {
+  apply(event: CheckedEvent): Promise<ApplyOutcome> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ event, resolve, reject });
       if (!this.writing) void this.drain();
@@ -67,7 +68,7 @@ export class EventBatch {
   }
 }
 
-function malformed(event: RealtimeEvent, problem: string): MalformedResponseError {
+function malformed(event: CheckedEvent, problem: string): MalformedResponseError {
   return new MalformedResponseError(
     { route: `event ${event.type}`, projectId: event.projectId },
     problem,

@@ -1,4 +1,5 @@
 /** The realtime channel's messages (contract section 5). */
+import type { RecordChange } from './changes.js';
 import type { JsonObject } from './records.js';
 
 export const EVENT_TYPES = [
@@ -19,4 +20,14 @@ export interface RealtimeEvent {
   projectId: string;
   id?: string;
   data?: JsonObject;
+}
+
+/**
+ * An event checked where it entered (`checkEvent` in src/realtime): what it says, as record
+ * changes whose records checked and are the ones it names. The mirror's writer trusts it.
+ */
+export interface CheckedEvent {
+  type: EventType;
+  projectId: string;
+  changes: readonly RecordChange[];
 }

@@ -217,6 +217,15 @@ export function checkTask(
   return checkRecord(value, 'task', context, where, expectedId) as Task;
 }
 
+/** `task` when it names no project or `projectId`; else `MalformedResponseError`. */
+export function taskOfProject(task: Task, projectId: string, context: RemoteContext): Task {
+  const owner = task['projectId'];
+  if (owner !== undefined && owner !== projectId) {
+    throw new MalformedResponseError(context, `task ${task.id} of project ${String(owner)}`);
+  }
+  return task;
+}
+
 /** A project (typed for the engines once checked). */
 export function checkProject(
   value: unknown,

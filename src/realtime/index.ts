@@ -9,6 +9,7 @@ export {
   type RefreshPart,
   type RefreshRequest,
 } from './coalescer.js';
+export { checkEvent } from './check-event.js';
 export { decodeMessage } from './decode.js';
 export { DEFAULT_PING_INTERVAL_MS, DEFAULT_PONG_TIMEOUT_MS } from './heartbeat.js';
 export {

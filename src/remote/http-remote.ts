@@ -14,6 +14,7 @@ import {
   checkRecord,
   checkTask,
   checkTaskPage,
+  taskOfProject,
   type CallOptions,
   type Conditional,
   type Dependency,
@@ -123,7 +124,10 @@ export class HttpRemote implements RemoteApi {
       maxBodyBytes: MAX_RECORD_BODY_BYTES,
     });
     if (response.status === 404) return null;
-    return checkTask(parseBody(response, context), context);
+    const task = checkTask(parseBody(response, context), context);
+    // Asked for a task of a project: it must not name another one (the writer trusts it).
+    const projectId = options?.projectId;
+    return projectId === undefined ? task : taskOfProject(task, projectId, context);
   }
 
   async listMembers(projectId: string, options?: CallOptions): Promise<Member[]> {

@@ -9,7 +9,7 @@
 import type { ChangeRateRow } from './change-rates.js';
 import type {
   Project,
-  RealtimeEvent,
+  CheckedEvent,
   RecordChange,
   Task,
   WriteRequest,
@@ -133,9 +133,9 @@ export interface MirrorPort {
   passBegin(projectId: string): Promise<Pass>;
   /** Records why a pass of the project failed; indexes a cold sync deferred are built. */
   passFailed(projectId: string, error: string): Promise<void>;
-  applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;
+  applyEvent(event: CheckedEvent): Promise<ApplyOutcome>;
   /** Events that arrived together, in one transaction: each one's outcome, in their order. */
-  applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]>;
+  applyEvents(events: readonly CheckedEvent[]): Promise<EventOutcome[]>;
   applyFetched(
     projectId: string,
     changes: readonly RecordChange[],

@@ -3,6 +3,7 @@ import { MalformedResponseError, RemoteStatusError } from '../../src/domain/inde
 import { openDatabase } from '../../src/store/database.js';
 import { makeTask } from './fake-remote.js';
 import {
+  applyEvent,
   mirroredTaskIds,
   put,
   remoteTaskIds,
@@ -198,7 +199,7 @@ describe('deletions and events', () => {
       // The service creates the token's identity on its first request and announces it.
       remote.members.set('p1', [...remote.members.get('p1')!, identity]);
       const event = { type: 'member.changed', projectId: 'p1', id: 'm-bot', data: identity };
-      expect(await mirror.writer.applyEvent(event as never)).toBe('changed');
+      expect(await applyEvent(mirror, event as never)).toBe('changed');
     };
     expect((await mirror.syncProject('p1')).ok).toBe(true);
     const members = db.prepare('SELECT id FROM members ORDER BY id').pluck().all();

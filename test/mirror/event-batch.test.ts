@@ -1,16 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EventBatch } from '../../src/daemon/event-batch.js';
-import { MalformedResponseError, type RealtimeEvent } from '../../src/domain/index.js';
+import { MalformedResponseError, type CheckedEvent } from '../../src/domain/index.js';
+import { checkEvent } from '../../src/realtime/index.js';
 import { openDatabase } from '../../src/store/database.js';
 import { makeTask } from './fake-remote.js';
 import { setup } from './helpers.js';
 
-/** A task.updated event for `id` of p1, with `overrides` and a later `updatedAt`. */
-function updated(id: string, n: number, overrides: Record<string, unknown> = {}): RealtimeEvent {
+/** A task.updated event for `id` of p1, with `overrides` and a later `updatedAt`, checked. */
+function updated(id: string, n: number, overrides: Record<string, unknown> = {}): CheckedEvent {
   const updatedAt = new Date(Date.UTC(2027, 0, 1) + n * 1_000).toISOString();
   const data = { ...makeTask(id), updatedAt, ...overrides };
-  return { type: 'task.updated', projectId: 'p1', id, data: data as never };
+  return checkEvent({ type: 'task.updated', projectId: 'p1', id, data });
 }
 
 async function synced() {
@@ -35,11 +36,12 @@ describe('events written together (group commit)', () => {
     const events = Array.from({ length: 25 }, (_, i) =>
       updated(`p1-t${i + 1}`, i, { progress: 50 }),
     );
-    const bad = {
+    // Records are checked before the batch (`checkEvent`); the store still refuses a change of
+    // another project than its event's, and that one alone.
+    const bad: CheckedEvent = {
       type: 'task.updated',
       projectId: 'p1',
-      id: 'p1-t30',
-      data: { id: 'p1-t30', name: 7 },
+      changes: [{ op: 'put', type: 'task', projectId: 'p2', record: makeTask('p1-t30') }],
     };
     const outcomes = await Promise.allSettled(
       [...events.slice(0, 10), bad as never, ...events.slice(10)].map((e) => batch.apply(e)),

@@ -1,7 +1,18 @@
 /** Shared set-up for the mirror's tests: an engine over a temp database and the fake service. */
 import { storeOver } from '../fixtures/store.js';
 import pino from 'pino';
-import type { ListType, PutType } from '../../src/domain/index.js';
+import {
+  checkList,
+  checkProject,
+  checkRecord,
+  checkTask,
+  taskOfProject,
+  type ListType,
+  type PutType,
+  type RealtimeEvent,
+  type RecordChange,
+} from '../../src/domain/index.js';
+import { checkEvent } from '../../src/realtime/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import type { MirrorHandle } from '../../src/store/handle.js';
 import { Mirror } from '../../src/mirror/index.js';
@@ -82,9 +93,26 @@ export function remoteTaskIds(remote: FakeRemote, projectId: string): string[] {
   return (remote.tasks.get(projectId) ?? []).map((t) => t.id).sort();
 }
 
-/** Puts one record through the mirror's writer, as a fetched record would come. */
-export function put(mirror: Mirror, projectId: string, type: PutType, record: unknown) {
-  return mirror.writer.applyFetched(projectId, [{ op: 'put', type, projectId, record }], 'test');
+/** Puts one record through the mirror's writer, checked first as a fetched record would come. */
+export async function put(mirror: Mirror, projectId: string, type: PutType, record: unknown) {
+  const context = { route: 'test', projectId };
+  const change: RecordChange =
+    type === 'project'
+      ? { op: 'put', type, projectId, record: checkProject(record, context, 'record', projectId) }
+      : type === 'task'
+        ? {
+            op: 'put',
+            type,
+            projectId,
+            record: taskOfProject(checkTask(record, context, 'record'), projectId, context),
+          }
+        : { op: 'put', type, projectId, record: checkRecord(record, type, context, 'record') };
+  return await mirror.writer.applyFetched(projectId, [change], 'test');
+}
+
+/** Writes a realtime event through the mirror's writer, checked first as the daemon does. */
+export async function applyEvent(mirror: Pick<Mirror, 'writer'>, event: RealtimeEvent) {
+  return await mirror.writer.applyEvent(checkEvent(event));
 }
 
 /** Removes one record through the mirror's writer. */
@@ -92,11 +120,12 @@ export function remove(mirror: Mirror, projectId: string, type: 'task' | ListTyp
   return mirror.writer.applyFetched(projectId, [{ op: 'remove', type, projectId, id }], 'test');
 }
 
-/** Replaces one list through the mirror's writer, as a fetched list would. */
-export function replace(mirror: Mirror, projectId: string, type: ListType, records: unknown) {
-  return mirror.writer.applyFetched(
+/** Replaces one list through the mirror's writer, checked first as a fetched list would come. */
+export async function replace(mirror: Mirror, projectId: string, type: ListType, records: unknown) {
+  const checked = checkList(records, type, { route: 'test', projectId });
+  return await mirror.writer.applyFetched(
     projectId,
-    [{ op: 'replace', type, projectId, records }],
+    [{ op: 'replace', type, projectId, records: checked }],
     'test',
   );
 }

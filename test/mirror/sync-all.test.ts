@@ -3,7 +3,7 @@ import { storeOver } from '../fixtures/store.js';
 import { describe, expect, it } from 'vitest';
 import { RemoteStatusError, UsageError } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
-import { put, replace, setup } from './helpers.js';
+import { applyEvent, put, replace, setup } from './helpers.js';
 
 const projectIds = (db: import('../../src/store/database.js').SqliteDb) =>
   db.prepare('SELECT id FROM projects ORDER BY id').pluck().all();
@@ -212,7 +212,7 @@ describe('apply paths', () => {
       { type: 'task.updated', projectId: 'p1', id: 'p1-t1' },
     ];
     for (const event of events) {
-      await expect(mirror.writer.applyEvent(event as never)).rejects.toThrow(/malformed response/);
+      await expect(applyEvent(mirror, event as never)).rejects.toThrow(/malformed response/);
     }
     expect(db.prepare('SELECT id, data FROM tasks ORDER BY id').all()).toEqual(before);
     expect(db.prepare('SELECT count(*) FROM task_history').pluck().get()).toBe(0);

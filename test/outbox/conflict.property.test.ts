@@ -26,7 +26,7 @@ import { systemClock, type RemoteApi } from '../../src/domain/index.js';
 import { Mirror } from '../../src/mirror/index.js';
 import { OutboxPusher, type OnConflict } from '../../src/outbox/index.js';
 import { enqueue, resolveOutboxItem } from '../../src/store/outbox-queue/index.js';
-import { decodeMessage } from '../../src/realtime/index.js';
+import { checkEvent, decodeMessage } from '../../src/realtime/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { openDatabase, type SqliteDb } from '../../src/store/database.js';
 import { tempDatabase } from '../fixtures/db.js';
@@ -124,7 +124,9 @@ class Channel {
     socket.on('message', (data: Buffer) => {
       const change = decodeMessage(data.toString('utf8'), this.sim.token);
       if (change.kind === 'event') {
-        const applied = this.mirror().writer.applyEvent(change.event);
+        const applied = Promise.resolve(change.event)
+          .then(checkEvent)
+          .then((event) => this.mirror().writer.applyEvent(event));
         this.applying.add(applied);
         void applied.finally(() => this.applying.delete(applied));
       } else if (change.kind === 'hint') {

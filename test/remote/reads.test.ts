@@ -80,6 +80,19 @@ describe('reads', () => {
     expect(stand.seen.map((s) => s.url)).toEqual(['/v1/projects/p_1', '/v1/projects/p_1']);
   });
 
+  it('refuses a task asked for in one project that names another, once, in the client', async () => {
+    const stand = await standIn(() => ({ status: 200, body: { ...TASK, projectId: 'p_2' } }));
+    const { remote } = clientOf(stand);
+    expect(await remote.getTask('t_1')).toMatchObject({ id: 't_1', projectId: 'p_2' });
+    await expect(remote.getTask('t_1', { projectId: 'p_1' })).rejects.toThrow(
+      MalformedResponseError,
+    );
+    await expect(remote.getTask('t_1', { projectId: 'p_1' })).rejects.toThrow(
+      /malformed response: task t_1 of project p_2/,
+    );
+    expect(await remote.getTask('t_1', { projectId: 'p_2' })).toMatchObject({ id: 't_1' });
+  });
+
   it('returns null for a task the service does not have', async () => {
     const stand = await standIn(() => ({
       status: 404,

@@ -7,7 +7,7 @@ import { MalformedResponseError, MAX_FIELD_CHARS } from '../../src/domain/index.
 import { decodeMessage } from '../../src/realtime/index.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
-import { snapshot } from '../mirror/helpers.js';
+import { applyEvent, snapshot } from '../mirror/helpers.js';
 import { engineFor, integrity } from './hostile-proxy.js';
 
 const TOKEN = 'glt_test_hostile_events_0123456789';
@@ -31,8 +31,8 @@ describe('hostile realtime events', () => {
     const huge = decodeMessage(message({ id: taskId, name: 'N'.repeat(MAX_FIELD_CHARS + 1) }));
     expect(huge.kind).toBe('event');
     if (huge.kind !== 'event') return;
-    await expect(mirror.writer.applyEvent(huge.event)).rejects.toThrow(MalformedResponseError);
-    await expect(mirror.writer.applyEvent(huge.event)).rejects.toThrow(
+    await expect(applyEvent(mirror, huge.event)).rejects.toThrow(MalformedResponseError);
+    await expect(applyEvent(mirror, huge.event)).rejects.toThrow(
       `event task.updated of p_1: malformed response: record: task ${taskId} has a string of ${MAX_FIELD_CHARS + 1} characters in name`,
     );
 

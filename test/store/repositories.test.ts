@@ -211,7 +211,7 @@ describe('the writer reads a stored task once a write', () => {
       { at, history: true, tally: newTally(), fields: store.fields },
     );
     const find = vi.spyOn(store.tasks, 'find');
-    const put = (record: object) =>
+    const put = (record: Task) =>
       writer.applyChanges('p1', [{ op: 'put', type: 'task', projectId: 'p1', record }], 'test');
     expect(await put(task({ id: 't1' }))).toBe('changed');
     expect(find).toHaveBeenCalledTimes(1);

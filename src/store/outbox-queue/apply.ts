@@ -5,10 +5,15 @@
  * whether an edit took effect.
  */
 import {
+  checkList,
+  checkRecord,
+  checkTask,
   MalformedResponseError,
-  type PutType,
+  taskOfProject,
+  type ListType,
   type RecordChange,
   type JsonObject,
+  type RemoteContext,
   type WriteResponse,
 } from '../../domain/index.js';
 import type { OutboxItem } from '../outbox.js';
@@ -64,15 +69,25 @@ function recordsOf(body: unknown): IdentifiedRecord[] | undefined {
 /**
  * What the service's answer to `item` says about the mirror, as record changes for the mirror's
  * writer: the task, resource or dependency returned put, or the target removed; a list set whole
- * replaced. Throws `MalformedResponseError` when an answer that must carry a record does not.
+ * replaced. The answer's records are checked here, once (the writer trusts them). Throws
+ * `MalformedResponseError` when an answer that must carry a record does not, or it does not check.
  */
 function outboxChanges(item: OutboxItem, response: WriteResponse): RecordChange[] {
   const projectId = item.projectId;
   const id = item.targetId ?? '';
   if (!isOutboxOp(item.op)) return [];
-  const put = (type: PutType, what: string): RecordChange[] => [
-    { op: 'put', type, projectId, record: recordOf(item, response, what) },
-  ];
+  const context: RemoteContext = { route: item.op, projectId };
+  const task = (record: unknown): RecordChange => ({
+    op: 'put',
+    type: 'task',
+    projectId,
+    record: taskOfProject(checkTask(record, context, 'record'), projectId, context),
+  });
+  const put = (type: 'task' | ListType, what: string): RecordChange[] => {
+    const record = recordOf(item, response, what);
+    if (type === 'task') return [task(record)];
+    return [{ op: 'put', type, projectId, record: checkRecord(record, type, context, 'record') }];
+  };
   switch (item.op) {
     case 'task.create':
     case 'task.update':
@@ -83,12 +98,7 @@ function outboxChanges(item: OutboxItem, response: WriteResponse): RecordChange[
       return [{ op: 'assignees', projectId, taskId: id, assigneeIds: sent.assigneeIds ?? [] }];
     }
     case 'task.reorder':
-      return (recordsOf(response.body) ?? []).map((record) => ({
-        op: 'put',
-        type: 'task',
-        projectId,
-        record,
-      }));
+      return (recordsOf(response.body) ?? []).map(task);
     case 'task.delete':
       return [{ op: 'remove', type: 'task', projectId, id }];
     case 'dependency.add':
@@ -97,7 +107,14 @@ function outboxChanges(item: OutboxItem, response: WriteResponse): RecordChange[
       const records = recordsOf(response.body);
       return records === undefined
         ? []
-        : [{ op: 'replace', type: 'dependency', projectId, records }];
+        : [
+            {
+              op: 'replace',
+              type: 'dependency',
+              projectId,
+              records: checkList(records, 'dependency', context),
+            },
+          ];
     }
     case 'dependency.remove':
       return [{ op: 'remove', type: 'dependency', projectId, id }];

@@ -5,7 +5,7 @@
  * pass in flight is a group of units of its own (`StorePass`, owning its guard and tally); the
  * pass itself (requests, paging, retries) stays with the engine.
  */
-import type { Clock, ProjectFence, RealtimeEvent, RecordChange } from '../../domain/index.js';
+import type { CheckedEvent, Clock, ProjectFence, RecordChange } from '../../domain/index.js';
 import { MirrorWriter } from '../writer/writer.js';
 import { isoTime } from '../database.js';
 import type { MirrorHandle } from '../handle.js';
@@ -46,12 +46,12 @@ export class MirrorUnits {
   }
 
   /** Writes what a realtime event says. */
-  async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
+  async applyEvent(event: CheckedEvent): Promise<ApplyOutcome> {
     return await this.writer.applyEvent(event);
   }
 
   /** Writes events that arrived together, in one transaction. */
-  async applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]> {
+  async applyEvents(events: readonly CheckedEvent[]): Promise<EventOutcome[]> {
     return await this.writer.applyEvents(events);
   }
 

@@ -2,22 +2,20 @@
  * The only writer of mirrored rows (projects, tasks, assignees, members, resources, dependencies).
  * Whatever brings a record — a pass's commit, a realtime event, a record fetched on a hint, the
  * service's answer to an outbox item — it reaches the mirror through one of the entry points
- * below, which check it with the one validator, keep task history, and note in the guard of a
+ * below, which trust the records' types (checked once where they entered: the remote client, the
+ * realtime channel's `checkEvent`, the outbox's answers), keep task history, and note in the guard of a
  * pass in flight exactly which records they wrote, so that the pass's commit leaves those alone
  * and replaces everything else.
  */
 import {
-  checkList,
-  checkProject,
-  checkRecord,
-  checkTask,
   MalformedResponseError,
   SOLE_OWNER,
+  type CheckedEvent,
+  type CheckedRecord,
   type Clock,
   type ListType,
   type ProjectFence,
   type Project,
-  type RealtimeEvent,
   type RecordChange,
   type RemoteContext,
   type Task,
@@ -30,7 +28,6 @@ import { pickRows, type TaskRows } from '../task-rows.js';
 import { sameJson } from '../values.js';
 import { newTally, type WriteContext, type WriteTally } from '../write-context.js';
 import type { CommitPlan, Survey } from './commit.js';
-import { eventChanges } from './event-changes.js';
 import { PassGuard } from './guard.js';
 import { keptRows } from './kept-pages.js';
 import type { ApplyOutcome, EventOutcome, PageProblem } from '../port.js';
@@ -83,21 +80,21 @@ export class MirrorWriter {
   }
 
   /**
-   * Writes what a realtime event says, with no request. Throws `MalformedResponseError` when its
-   * record does not check (the caller turns the event into a hint to refresh what it names).
+   * Writes what a checked realtime event says, with no request (its records checked where it
+   * entered: `checkEvent`). Throws `MalformedResponseError` when a change is of another project.
    */
-  async applyEvent(event: RealtimeEvent): Promise<ApplyOutcome> {
+  async applyEvent(event: CheckedEvent): Promise<ApplyOutcome> {
     const context = { route: `event ${event.type}`, projectId: event.projectId };
-    return await this.applyInTransaction(event.projectId, eventChanges(event), context);
+    return await this.applyInTransaction(event.projectId, event.changes, context);
   }
 
   /**
    * Writes events that arrived together in one transaction, so that the pages they share (the
    * sync state, the ends of the indexes they append to, the full-text index's new segment) are
-   * written once for all. Each event is a savepoint of its own: one whose record does not check
-   * is `malformed` and leaves the others written. A store error rolls back all of them.
+   * written once for all. Each event is a savepoint of its own: one refused (a change of another
+   * project) is `malformed` and leaves the others written. A store error rolls back all of them.
    */
-  async applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]> {
+  async applyEvents(events: readonly CheckedEvent[]): Promise<EventOutcome[]> {
     return await this.store.transaction(async () => {
       const outcomes: EventOutcome[] = [];
       for (const event of events) {
@@ -322,25 +319,21 @@ export class MirrorWriter {
         if (change.projectId !== projectId) {
           throw new MalformedResponseError(route, `a change of project ${change.projectId}`);
         }
-        changed = (await this.applyOne(change, context, route)) || changed;
+        changed = (await this.applyOne(change, context)) || changed;
       }
       if (changed) await store.syncState.changed(projectId, context.at);
       return changed ? 'changed' : 'unchanged';
     });
   }
 
-  private async applyOne(
-    change: RecordChange,
-    context: WriteContext,
-    route: RemoteContext,
-  ): Promise<boolean> {
+  private async applyOne(change: RecordChange, context: WriteContext): Promise<boolean> {
     const guard = this.guards.get(change.projectId);
     switch (change.op) {
       case 'put':
-        if (change.type === 'project') return await this.putProject(change.record, context, route);
+        if (change.type === 'project') return await this.putProject(change.record, context);
         if (change.type === 'task')
-          return await this.putTask(change.projectId, change.record, context, route);
-        return await this.putRecord(change.type, change.projectId, change.record, context, route);
+          return await this.putTask(change.projectId, change.record, context);
+        return await this.putRecord(change.type, change.projectId, change.record, context);
       case 'remove':
         if (change.type === 'task')
           return await this.removeTask(change.projectId, change.id, context);
@@ -352,8 +345,11 @@ export class MirrorWriter {
         );
       case 'replace': {
         const kind = LIST_TABLE[change.type];
-        const records = checkList(change.records, change.type, route);
-        const touched = await this.store.records[kind].replace(change.projectId, records, context);
+        const touched = await this.store.records[kind].replace(
+          change.projectId,
+          change.records,
+          context,
+        );
         for (const id of touched) guard?.lists[kind].add(id);
         return touched.length > 0;
       }
@@ -361,17 +357,12 @@ export class MirrorWriter {
         const held = await this.store.tasks.find(change.taskId);
         if (held === undefined || held.projectId !== change.projectId) return false;
         const task = { ...(JSON.parse(held.data) as Task), assigneeIds: [...change.assigneeIds] };
-        return await this.putTask(change.projectId, task, context, route, held);
+        return await this.putTask(change.projectId, task, context, held);
       }
     }
   }
 
-  private async putProject(
-    record: unknown,
-    context: WriteContext,
-    route: RemoteContext,
-  ): Promise<boolean> {
-    const project = checkProject(record, route, 'record', route.projectId);
+  private async putProject(project: Project, context: WriteContext): Promise<boolean> {
     const guard = this.guards.get(project.id);
     if (guard) guard.project = true;
     return await this.store.projects.put(project, context);
@@ -383,16 +374,10 @@ export class MirrorWriter {
    */
   private async putTask(
     projectId: string,
-    record: unknown,
+    task: Task,
     context: WriteContext,
-    route: RemoteContext,
     found?: StoredTask,
   ): Promise<boolean> {
-    const task = checkTask(record, route, 'record');
-    const owner = task['projectId'];
-    if (owner !== undefined && owner !== projectId) {
-      throw new MalformedResponseError(route, `task ${task.id} of project ${String(owner)}`);
-    }
     const held = found ?? (await this.store.tasks.find(task.id));
     const guard = this.guards.get(projectId);
     if (guard) {
@@ -420,12 +405,10 @@ export class MirrorWriter {
   private async putRecord(
     type: ListType,
     projectId: string,
-    record: unknown,
+    checked: CheckedRecord,
     context: WriteContext,
-    route: RemoteContext,
   ): Promise<boolean> {
     const kind = LIST_TABLE[type];
-    const checked = checkRecord(record, type, route, 'record');
     this.guards.get(projectId)?.lists[kind].add(checked.id);
     const data = JSON.stringify(checked);
     if (sameJson(await this.store.records[kind].data(projectId, checked.id), data)) return false;
