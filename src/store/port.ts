@@ -19,6 +19,7 @@ import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
 import type { PreparedPage } from './task-rows.js';
 import type { CheckpointResult } from './wal.js';
+import type { PagePollOutcome, PolledLists, PolledPage } from './writer/page-poll.js';
 import type { ExampleAnswer } from './example-queries.js';
 
 export type { CheckpointResult } from './wal.js';
@@ -26,6 +27,7 @@ export { preparePage, type PreparedPage } from './task-rows.js';
 export { OUTBOX_STATES, type OutboxItem, type OutboxState, type OutboxSummary } from './outbox.js';
 export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
 export type { ExampleAnswer } from './example-queries.js';
+export type { PagePollOutcome, PolledLists, PolledPage } from './writer/page-poll.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -117,6 +119,10 @@ export interface MirrorPort {
   stagePage(projectId: string, place: PagePlace, texts: string[]): Promise<void>;
   /** Surveys the kept pages and commits the read in one transaction; or the problem found. */
   commit(request: CommitRequest): Promise<string | undefined>;
+  /** A single page a poll read: written if it can be alone (never deleting), else why not. */
+  pagePolled(polled: PolledPage): Promise<PagePollOutcome>;
+  /** The project and its three lists a poll read whole: true when something changed. */
+  listsPolled(polled: PolledLists): Promise<boolean>;
   applyEvent(event: RealtimeEvent): Promise<ApplyOutcome>;
   /** Events that arrived together, in one transaction: each one's outcome, in their order. */
   applyEvents(events: readonly RealtimeEvent[]): Promise<EventOutcome[]>;

@@ -15,6 +15,13 @@ import { MirrorWriter } from '../writer/writer.js';
 import type { PassGuard } from '../writer/guard.js';
 import { survey } from '../writer/commit.js';
 import { keptRows } from '../writer/kept-pages.js';
+import {
+  applyPolledLists,
+  applyPolledPage,
+  type PagePollOutcome,
+  type PolledLists,
+  type PolledPage,
+} from '../writer/page-poll.js';
 import { isoTime } from '../database.js';
 import type { MirrorHandle } from '../handle.js';
 import { MirrorStore } from '../mirror-store.js';
@@ -164,6 +171,20 @@ export class MirrorUnits {
     if (typeof found === 'string') return found;
     await this.writer.commitPass(plan, found, tally);
     return undefined;
+  }
+
+  /**
+   * A single page a poll read (`page-poll.ts`): its changed rows written, or why a full pass is
+   * due; `busy` while a pass of the project is in flight (its commit settles the page).
+   */
+  async pagePolled(polled: PolledPage): Promise<PagePollOutcome> {
+    if (this.passes.has(polled.projectId)) return { kind: 'busy' };
+    return await applyPolledPage(this.store, this.writer, polled, this.clock.now());
+  }
+
+  /** The project and its side lists a poll read, each list whole: true when something changed. */
+  async listsPolled(polled: PolledLists): Promise<boolean> {
+    return await applyPolledLists(this.writer, polled);
   }
 
   /** Writes what a realtime event says. */
