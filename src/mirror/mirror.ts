@@ -62,6 +62,11 @@ export class Mirror {
     };
   }
 
+  /** Tasks per page of its reads. */
+  get pageSize(): number {
+    return this.deps.pageSize;
+  }
+
   /** The one write path into the mirror, for events, fetched records and outbox answers. */
   get writer(): MirrorPort {
     return this.deps.mirror;
