@@ -42,6 +42,11 @@ export const LISTS_POLL_COST = 4;
 export const HOT_PAGES_SHOWN = 3;
 /** No item is polled more often than this. */
 export const MIN_ITEM_INTERVAL_MS = 60_000;
+/**
+ * How much sooner than the bound a project's full pass is planned, at most a tenth of the bound:
+ * passes and page polls run one at a time, so a pass may wait behind others that fell due.
+ */
+export const PASS_SLACK_MS = 10 * 60_000;
 
 /** One page or side list the plan polls on its own. */
 export interface PollItem {
@@ -136,7 +141,8 @@ export class PagePolls {
     const passed = plan.projects.filter((p) => facts.get(p.projectId)?.lastPassAt !== undefined);
     const passedIds = new Set(passed.map((p) => p.projectId));
     const fullSpend = plan.projects.reduce(
-      (sum, p) => sum + p.pollCost / (passedIds.has(p.projectId) ? bound : p.intervalMs),
+      (sum, p) =>
+        sum + p.pollCost / (passedIds.has(p.projectId) ? passInterval(bound) : p.intervalMs),
       0,
     );
     const left = budget - fullSpend;
@@ -201,12 +207,13 @@ export class PagePolls {
     // A change waits half the interval of what looks at it: its page's polls, else the passes.
     const rate = own.reduce((sum, item) => sum + item.ratePerMs, 0);
     const waits = own.reduce((sum, item) => sum + item.ratePerMs * (item.intervalMs / 2), 0);
+    const passEvery = passInterval(bound);
     return {
       ...p,
       // The project's rate is its pages' and side lists' together.
       ratePerHour: rate * 3_600_000,
-      intervalMs: bound,
-      offsetMs: Math.min(p.offsetMs, bound),
+      intervalMs: passEvery,
+      offsetMs: Math.min(p.offsetMs, passEvery),
       expectedStalenessMs: rate > 0 ? waits / rate : bound / 2,
       ...(hotPages.length > 0 ? { hotPages } : {}),
       ...(lists ? { listsIntervalMs: Math.round(lists.intervalMs) } : {}),
@@ -312,4 +319,9 @@ export class PagePolls {
       this.options.logger.warn({ err: errorLine(error) }, 'could not keep the page estimates');
     }
   }
+}
+
+/** How often a project whose pages are polled on their own is passed whole: within its bound. */
+function passInterval(bound: number): number {
+  return bound - Math.min(PASS_SLACK_MS, bound / 10);
 }
