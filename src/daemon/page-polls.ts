@@ -22,8 +22,9 @@
  * polls), so a project the plan found busy has its pages polled sooner from the start.
  *
  * A page poll that cannot be applied alone (X-Total-Count moved, rows shifted) turns into a full
- * pass of the project at once. The budget keeps no share for these: they are paid from the
- * reserve and the governor, which never lets a request past the quota.
+ * pass of the project at once. Those passes are paid from the same budget: the requests they
+ * cost over the last `ESCALATION_WINDOW_MS` are kept out of R (and the governor never lets a
+ * request past the quota).
  */
 import type { Logger } from 'pino';
 import { ChangeRates, type DailyPlan, type ProjectPlan } from '../budget/index.js';
@@ -40,6 +41,12 @@ export const PAGE_POLL_COST = 1;
 export const LISTS_POLL_COST = 4;
 /** The hot pages of a project that `status` shows: its most often polled. */
 export const HOT_PAGES_SHOWN = 3;
+/**
+ * A project's side lists start from this share of one page's prior rate: they change rarely
+ * (issue 35), and at 4 requests a poll a prior as a page's would spend a third of a small
+ * project's page budget on them before their polls taught otherwise.
+ */
+export const LISTS_PRIOR_SHARE = 0.1;
 /** No item is polled more often than this. */
 export const MIN_ITEM_INTERVAL_MS = 60_000;
 /**
@@ -47,6 +54,8 @@ export const MIN_ITEM_INTERVAL_MS = 60_000;
  * passes and page polls run one at a time, so a pass may wait behind others that fell due.
  */
 export const PASS_SLACK_MS = 10 * 60_000;
+/** The window over which the requests of passes that page polls asked for are counted. */
+export const ESCALATION_WINDOW_MS = 6 * 3_600_000;
 
 /** One page or side list the plan polls on its own. */
 export interface PollItem {
@@ -101,6 +110,10 @@ export class PagePolls {
   private readonly lastPolled = new Map<string, number>();
   private readonly firstPlanned = new Map<string, number>();
   private readonly dirty = new Set<string>();
+  /** The full passes page polls turned into, lately: when, and their projects' poll cost. */
+  private escalations: { at: number; cost: number }[] = [];
+  /** Each planned project's poll cost, from the last plan shaped. */
+  private costs = new Map<string, number>();
   /** The kept estimates' load, begun with the first look at the schedule. */
   private loading: Promise<void> | undefined;
 
@@ -145,7 +158,13 @@ export class PagePolls {
         sum + p.pollCost / (passedIds.has(p.projectId) ? passInterval(bound) : p.intervalMs),
       0,
     );
-    const left = budget - fullSpend;
+    // The passes page polls turned into (tasks created or deleted) are paid from the same budget:
+    // their recent rate is kept out of what the page polls may spend.
+    const now = this.options.clock.now();
+    this.escalations = this.escalations.filter((e) => e.at > now - ESCALATION_WINDOW_MS);
+    const escalated = this.escalations.reduce((sum, e) => sum + e.cost, 0);
+    this.costs = new Map(plan.projects.map((p) => [p.projectId, p.pollCost]));
+    const left = budget - fullSpend - escalated / ESCALATION_WINDOW_MS;
     if (passed.length === 0 || !(left > 0)) {
       this.items = new Map();
       return plan;
@@ -224,10 +243,11 @@ export class PagePolls {
   private candidates(p: ProjectPlan, taskCount: number): Omit<PollItem, 'intervalMs'>[] {
     const pages = Math.max(1, Math.ceil(taskCount / this.options.pageSize));
     const projectRate = (p.ratePerHour ?? 0) / 3_600_000;
-    // The project's rate shared over its pages, and a page's worth for its side lists.
-    const prior = projectRate / (pages + 1);
+    // The project's rate shared over its pages, and a tenth of a page's for its side lists.
+    const pagePrior = projectRate / (pages + LISTS_PRIOR_SHARE);
     const now = this.options.clock.now();
-    const rateOf = (key: string) => {
+    const rateOf = (key: string, page: number | undefined) => {
+      const prior = page === undefined ? pagePrior * LISTS_PRIOR_SHARE : pagePrior;
       const state = this.rates.keptOne(key)?.state;
       if (state === undefined || !(prior > 0)) return prior > 0 ? prior : this.rates.rate(key);
       return estimateRate(state, now, {
@@ -238,7 +258,7 @@ export class PagePolls {
     const pageNumbers = Array.from({ length: pages }, (_, i) => i + 1);
     return [...pageNumbers, undefined].map((page) => {
       const key = itemKey(p.projectId, page);
-      return { key, projectId: p.projectId, page, ratePerMs: rateOf(key) };
+      return { key, projectId: p.projectId, page, ratePerMs: rateOf(key, page) };
     });
   }
 
@@ -288,6 +308,8 @@ export class PagePolls {
             { projectId: item.projectId, page: item.page, reason: result.outcome.reason },
             'a page poll asks for a full pass',
           );
+          const cost = this.costs.get(item.projectId) ?? 0;
+          this.escalations.push({ at: this.options.clock.now(), cost });
           await this.options.escalate(item.projectId, signal);
         }
       }
