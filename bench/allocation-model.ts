@@ -165,7 +165,7 @@ function pagesFigure(runs: readonly Run[]): Figure {
   const met = toUniform.mean <= TARGET_UNIFORM && toOracle.mean <= TARGET_ORACLE;
   return {
     id: '10d',
-    title: `Single-page polls by learned rate (model only: the daemon cannot poll one page yet; ${SKEWED_TITLE})`,
+    title: `Single-page polls by learned rate (model of the daemon's single-page polls, benchmark 10 runs them; ${SKEWED_TITLE})`,
     value: `${describe(runs, (r) => r.pages)}; page-level model ratios: uniform ${num(toUniform.mean, 2)}, oracle ${num(toOracle.mean, 2)}`,
     baseline: `as 10b; ratios per day ${toUniform.text} and ${toOracle.text}`,
     target: 'none (informative: what single-page polls would give)',

@@ -107,9 +107,11 @@ function skewedFigure(day: ModelDay, rate: DaemonDayOutcome, even: DaemonDayOutc
       ? {}
       : {
           note:
-            'a poll still reads the whole project (a hot page costs every page of it); the ' +
-            "even plan's run polls all projects in lockstep after the daily reconcile and " +
-            'runs out before the reset, which the ratio to uniform gains from; see docs/budget.md',
+            'single pages are polled on their own, but every project is still passed whole ' +
+            'once per bound, and each task created or deleted turns a page poll into a full ' +
+            "pass (the oracle pays for neither); the even plan's run polls all projects in " +
+            'lockstep after the daily reconcile and runs out before the reset, which the ratio ' +
+            'to uniform gains from; see docs/budget.md',
         }),
   };
 }

@@ -26,6 +26,7 @@ import { PlanFacts } from './plan-facts.js';
 import { MissedWork } from './missed.js';
 import { Passes } from './passes.js';
 import { PlanLedger, Planner } from './planner.js';
+import { PagePolls } from './page-polls.js';
 import { PollRates } from './poll-rates.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { RealtimeLinks } from './realtime-links.js';
@@ -144,6 +145,23 @@ export function createDaemon(options: DaemonOptions): Daemon {
       ...optional('maxStalenessMs', options.maxStalenessMs),
     },
     pollByRate: options.pollByRate !== false,
+    shape: (plan) => pagePolls.shape(plan),
+  });
+  const pagePolls: PagePolls = new PagePolls({
+    clock,
+    logger,
+    state: store.state,
+    pageSize: engine.mirror.pageSize,
+    facts: () => facts.all(),
+    pollPage: (projectId, page, pollSignal) =>
+      engine.mirror.pollPage(projectId, page, { signal: pollSignal, purpose: 'poll' }),
+    pollLists: (projectId, pollSignal) =>
+      engine.mirror.pollLists(projectId, { signal: pollSignal, purpose: 'poll' }),
+    escalate: (projectId, pollSignal) => passes.syncProject(projectId, pollSignal, 'poll', true),
+    afterRequests: async () => {
+      await facts.refresh();
+      await ledger.afterRequests();
+    },
   });
   const scheduler: PollScheduler = new PollScheduler({
     clock,
@@ -153,6 +171,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       passes.syncProject(projectId, pollSignal, 'poll', fresh),
     lastPassAt: (projectId) => facts.lastPassAt(projectId),
     eligible: polls,
+    items: pagePolls,
     ...(options.random ? { random: options.random } : {}),
   });
   const realtimeStatus: RealtimeStatus = new RealtimeStatus({
@@ -299,6 +318,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     freshness,
     rates,
     staleness,
+    pagePolls,
     planner,
     scheduler,
     passes,

@@ -19,6 +19,7 @@ import type { MetricsSources } from './metrics.js';
 import type { PlanFacts } from './plan-facts.js';
 import type { Passes } from './passes.js';
 import { planSummary, type Planner } from './planner.js';
+import type { PagePolls } from './page-polls.js';
 import type { PollRates } from './poll-rates.js';
 import type { PollScheduler } from './poll-scheduler.js';
 import type { RealtimeLinks } from './realtime-links.js';
@@ -53,6 +54,8 @@ export interface DaemonParts {
   freshness: Freshness;
   rates: PollRates;
   staleness: ObservedStaleness;
+  /** Single-page and side-list polls, with their estimates. */
+  pagePolls: PagePolls;
   planner: Planner;
   scheduler: PollScheduler;
   passes: Passes;
@@ -95,6 +98,7 @@ export class Daemon {
     parts.walWatch.start();
     await parts.facts.refresh();
     await parts.rates.load();
+    await parts.pagePolls.load();
     // `push` checks this, so that two pushers never resend each other's items (on a shared
     // PostgreSQL mirror, leases keep them apart instead).
     const { leases } = parts;
@@ -138,6 +142,7 @@ export class Daemon {
       parts.logger.warn({ err: errorLine(error) }, 'could not save the budget');
     });
     await parts.rates.save();
+    await parts.pagePolls.save();
     if (parts.leases === undefined) await parts.notes.delete(STATE_KEYS.daemon);
     await parts.endpoint?.close();
   }

@@ -9,6 +9,7 @@ import { errorLine, type Clock } from '../domain/index.js';
 import { isoTime } from '../store/database.js';
 import { STATE_KEYS } from '../store/daemon-state.js';
 import type { TokenView } from '../tokens/index.js';
+import type { PagedProjectPlan } from './page-polls.js';
 import type { PlanFacts } from './plan-facts.js';
 import type { PollRates } from './poll-rates.js';
 import type { PollScheduler } from './poll-scheduler.js';
@@ -33,6 +34,8 @@ export interface PlannerOptions {
   settings: PlanSettings;
   /** False polls every project alike (benchmark 10's baseline). */
   pollByRate: boolean;
+  /** Reshapes the plan (single-page polls, `page-polls.ts`); the plan as computed by default. */
+  shape?: (plan: DailyPlan) => DailyPlan;
 }
 
 /** Computes the plan; see the module comment. */
@@ -45,7 +48,7 @@ export class Planner {
   /** The plan in force now. */
   plan(): DailyPlan {
     const { clock, facts, rates } = this.options;
-    return planForTokens({
+    const plan = planForTokens({
       now: clock.now(),
       tokens: this.options.tokens(),
       projects: facts
@@ -62,6 +65,7 @@ export class Planner {
           }
         : {}),
     });
+    return this.options.shape?.(plan) ?? plan;
   }
 
   /** Feeds the estimates of others' use of each token with what its budget says now. */
@@ -154,8 +158,17 @@ export function planSummary(plan: DailyPlan) {
           intervalMs: p.intervalMs,
           expectedStalenessMs: p.expectedStalenessMs,
           ...(p.ratePerHour === undefined ? {} : { ratePerHour: p.ratePerHour }),
+          ...hotPagesOf(p),
         },
       ]),
     ),
+  };
+}
+
+/** A project's hot pages and side-list interval, when the plan polls its pages on their own. */
+function hotPagesOf(p: PagedProjectPlan) {
+  return {
+    ...(p.hotPages === undefined ? {} : { hotPages: p.hotPages }),
+    ...(p.listsIntervalMs === undefined ? {} : { listsIntervalMs: p.listsIntervalMs }),
   };
 }

@@ -37,6 +37,14 @@ export interface PollSchedulerOptions {
    * and due time until it may.
    */
   eligible?: (projectId: string) => boolean;
+  /**
+   * Polls of single pages and side lists (`page-polls.ts`), run in the same loop, one at a time
+   * with the projects' passes: the next one due, and the poll.
+   */
+  items?: {
+    next: () => { key: string; at: number } | undefined;
+    poll: (key: string, signal: AbortSignal) => Promise<void>;
+  };
 }
 
 /** How long the loop waits after the plan could not be computed (a database error, say). */
@@ -238,6 +246,13 @@ export class PollScheduler {
         continue;
       }
       const next = [...this.dueTimes(plan)].sort((a, b) => a[1] - b[1])[0];
+      const item = this.options.items?.next();
+      if (item !== undefined && (next === undefined || item.at < next[1])) {
+        const itemWaitMs = item.at - clock.now();
+        if (itemWaitMs > 0) await this.sleepUnlessWoken(itemWaitMs, signal);
+        else await this.options.items!.poll(item.key, signal);
+        continue;
+      }
       const waitMs = next ? next[1] - clock.now() : plan.intervalMs;
       if (waitMs > 0) {
         await this.sleepUnlessWoken(Math.min(waitMs, DEFAULT_WALL_CHECK_MS), signal);

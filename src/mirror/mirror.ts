@@ -15,6 +15,7 @@ import {
 } from '../domain/index.js';
 import type { MirrorPort } from '../store/port.js';
 import { ProjectPass, type PassDeps } from './pass.js';
+import { pollLists, pollPage, type ListsPollResult, type PagePollResult } from './page-poll.js';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -59,6 +60,11 @@ export class Mirror {
       pageSize,
       onProgress: options.onProgress,
     };
+  }
+
+  /** Tasks per page of its reads. */
+  get pageSize(): number {
+    return this.deps.pageSize;
   }
 
   /** The one write path into the mirror, for events, fetched records and outbox answers. */
@@ -128,6 +134,16 @@ export class Mirror {
     const listingOk = report.listingError === undefined || report.refusedTokens !== undefined;
     report.ok = listingOk && report.projects.every((result) => result.ok);
     return report;
+  }
+
+  /** Reads one page of a project's tasks and applies it if it can be alone (`page-poll.ts`). */
+  pollPage(projectId: string, page: number, options: SyncOptions = {}): Promise<PagePollResult> {
+    return pollPage(this.deps, projectId, page, options);
+  }
+
+  /** Reads a project and its three side lists and writes what differs (`page-poll.ts`). */
+  pollLists(projectId: string, options: SyncOptions = {}): Promise<ListsPollResult> {
+    return pollLists(this.deps, projectId, options);
   }
 
   /** One full pass over one project, reading the project itself with get project. */

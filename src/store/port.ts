@@ -19,12 +19,14 @@ import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
 import type { CheckpointResult } from './wal.js';
+import type { PagePollOutcome, PolledLists, PolledPage } from './writer/page-poll.js';
 import type { ExampleAnswer } from './example-queries.js';
 
 export type { CheckpointResult } from './wal.js';
 export { OUTBOX_STATES, type OutboxItem, type OutboxState, type OutboxSummary } from './outbox.js';
 export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
 export type { ExampleAnswer } from './example-queries.js';
+export type { PagePollOutcome, PolledLists, PolledPage } from './writer/page-poll.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -133,6 +135,12 @@ export interface MirrorPort {
   passBegin(projectId: string): Promise<Pass>;
   /** Records why a pass of the project failed; indexes a cold sync deferred are built. */
   passFailed(projectId: string, error: string): Promise<void>;
+  /** The ETag and row count of one kept page of the project at `pageSize` (a single-page poll). */
+  keptHead(projectId: string, pageSize: number, page: number): Promise<KeptHead | undefined>;
+  /** A single page a poll read: written if it can be alone (never deleting), else why not. */
+  pagePolled(polled: PolledPage): Promise<PagePollOutcome>;
+  /** The project and its three lists a poll read whole: true when something changed. */
+  listsPolled(polled: PolledLists): Promise<boolean>;
   applyEvent(event: CheckedEvent): Promise<ApplyOutcome>;
   /** Events that arrived together, in one transaction: each one's outcome, in their order. */
   applyEvents(events: readonly CheckedEvent[]): Promise<EventOutcome[]>;

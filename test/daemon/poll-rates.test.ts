@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { gatherStatus } from '../../src/cli/status/gather.js';
 import { renderStatus } from '../../src/cli/status/render.js';
 import { createDaemon } from '../../src/daemon/compose.js';
+import type { PagedProjectPlan } from '../../src/daemon/page-polls.js';
 import { DaemonMetrics } from '../../src/daemon/metrics.js';
 import { openEngine } from '../../src/daemon/wiring.js';
 import type { Simulator } from '../../src/sim/index.js';
@@ -82,7 +83,9 @@ describe('the poll plan by change rate', () => {
     const byId = new Map(plan.projects.map((p) => [p.projectId, p]));
     const [busy, quiet] = [byId.get('p_1')!, byId.get('p_2')!];
     expect(busy.ratePerHour).toBeGreaterThan(4 * quiet.ratePerHour!);
-    expect(busy.intervalMs).toBeLessThan(quiet.intervalMs);
+    // Its page is polled on its own, more often than the quiet project's is (issue 35 part 3).
+    const hot = (p: PagedProjectPlan) => p.hotPages?.[0]?.intervalMs ?? p.intervalMs;
+    expect(hot(busy)).toBeLessThan(hot(quiet));
     expect(quiet.intervalMs).toBeLessThanOrEqual(plan.maxStalenessMs!);
     expect(plan.boundHeld).toBe(true);
     expect(sim.requestLog.count({ status: 429 })).toBe(0);
@@ -95,9 +98,10 @@ describe('the poll plan by change rate', () => {
     expect(shown.changesPerHour! / busy.ratePerHour!).toBeLessThan(1.25);
     expect(shown.pollIntervalSeconds! / (busy.intervalMs / 1000)).toBeGreaterThan(0.8);
     expect(shown.pollIntervalSeconds! / (busy.intervalMs / 1000)).toBeLessThan(1.25);
-    expect(
-      Math.abs(shown.expectedStalenessSeconds! - shown.pollIntervalSeconds! / 2),
-    ).toBeLessThanOrEqual(1);
+    // A change waits half the interval of what looks at it: its page's polls or the passes.
+    expect(shown.expectedStalenessSeconds!).toBeLessThanOrEqual(shown.pollIntervalSeconds! / 2 + 1);
+    expect(shown.hotPages?.[0]?.page).toBe(1);
+    expect(renderStatus(status)).toMatch(/\(hot pages: p1 \d/);
     expect(status.plan?.boundHeld).toBe(true);
     expect(renderStatus(status)).toMatch(/polls by change rate: no project waits longer than \d/);
     expect(renderStatus(status)).toMatch(/changes\/h +polled every +expected staleness/);
@@ -108,7 +112,7 @@ describe('the poll plan by change rate', () => {
       `projmirror_project_poll_interval_seconds{project="p_2"} ${quiet.intervalMs / 1000}`,
     );
     expect(text).toContain(
-      `projmirror_project_expected_staleness_seconds{project="p_2"} ${quiet.intervalMs / 2000}`,
+      `projmirror_project_expected_staleness_seconds{project="p_2"} ${quiet.expectedStalenessMs / 1000}`,
     );
     await first.stop();
 
@@ -116,7 +120,8 @@ describe('the poll plan by change rate', () => {
       .prepare('SELECT item, looked_at FROM change_rates ORDER BY item')
       .raw()
       .all() as [string, string][];
-    expect(kept.map(([item]) => item)).toEqual([
+    const items = kept.map(([item]) => item);
+    expect(items.filter((item) => !item.includes('#p') && !item.endsWith('#lists'))).toEqual([
       'p_1',
       'p_1#unannounced',
       'p_2',
@@ -124,6 +129,8 @@ describe('the poll plan by change rate', () => {
       'p_3',
       'p_3#unannounced',
     ]);
+    // Each page and side list has its own estimate, kept too.
+    expect(items).toContain('p_1#p1');
     expect(kept.every(([, at]) => Date.parse(at) <= clock.now())).toBe(true);
 
     // Started again with --max-staleness 2h: a bound tighter than the default.

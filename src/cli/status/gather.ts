@@ -35,6 +35,8 @@ export interface ProjectStatus {
   changesPerHour: number | null;
   /** The interval the plan polls it at. */
   pollIntervalSeconds: number | null;
+  /** Its hot pages, when single pages are polled on their own: each page's poll interval. */
+  hotPages?: { page: number; intervalSeconds: number }[];
   /** The mean wait of one of its changes until a poll sees it: half that interval. */
   expectedStalenessSeconds: number | null;
   /** The label of the token it is read through, as last saved. */
@@ -122,7 +124,12 @@ interface SavedPlan {
   expectedStalenessMs?: number;
   projects?: Record<
     string,
-    { intervalMs: number; expectedStalenessMs: number; ratePerHour?: number }
+    {
+      intervalMs: number;
+      expectedStalenessMs: number;
+      ratePerHour?: number;
+      hotPages?: { page: number; intervalMs: number }[];
+    }
   >;
   next?: Record<string, number>;
   tokens?: { token: string; intervalMs: number }[];
@@ -193,9 +200,20 @@ export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<S
 
 /** A project's place in the saved plan, as `status` shows it. */
 function projectPlan(
-  saved: { intervalMs: number; expectedStalenessMs: number; ratePerHour?: number } | undefined,
-): Pick<ProjectStatus, 'changesPerHour' | 'pollIntervalSeconds' | 'expectedStalenessSeconds'> {
+  saved: NonNullable<SavedPlan['projects']>[string] | undefined,
+): Pick<
+  ProjectStatus,
+  'changesPerHour' | 'pollIntervalSeconds' | 'expectedStalenessSeconds' | 'hotPages'
+> {
   return {
+    ...(saved?.hotPages === undefined
+      ? {}
+      : {
+          hotPages: saved.hotPages.map(({ page, intervalMs }) => ({
+            page,
+            intervalSeconds: Math.round(intervalMs / 1000),
+          })),
+        }),
     changesPerHour:
       saved?.ratePerHour === undefined ? null : Math.round(saved.ratePerHour * 100) / 100,
     pollIntervalSeconds: seconds(saved?.intervalMs),

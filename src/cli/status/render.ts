@@ -102,7 +102,7 @@ export function renderStatus(report: StatusReport): string {
     p.stalenessSeconds === null ? '-' : humanDuration(p.stalenessSeconds),
     p.nextPollAt ?? '-',
     p.changesPerHour === null ? '-' : String(p.changesPerHour),
-    p.pollIntervalSeconds === null ? '-' : humanDuration(p.pollIntervalSeconds),
+    pollCell(p),
     p.expectedStalenessSeconds === null ? '-' : humanDuration(p.expectedStalenessSeconds),
     p.token ?? '-',
     ...(report.daemons === undefined ? [] : [p.heldBy ?? '-']),
@@ -179,4 +179,13 @@ function daemonLines(daemons: readonly DaemonStatus[]): string[] {
     d.projects.length === 0 ? '-' : printable(d.projects.join(', ')),
   ]);
   return [`daemons (${daemons.length}):`, table([header, ...rows])];
+}
+
+/** How often a project is polled: its full passes, and its hot pages when polled on their own. */
+function pollCell(p: StatusReport['projects'][number]): string {
+  if (p.pollIntervalSeconds === null) return '-';
+  const passes = humanDuration(p.pollIntervalSeconds);
+  if (p.hotPages === undefined || p.hotPages.length === 0) return passes;
+  const pages = p.hotPages.map((hot) => `p${hot.page} ${humanDuration(hot.intervalSeconds)}`);
+  return `${passes} (hot pages: ${pages.join(', ')})`;
 }

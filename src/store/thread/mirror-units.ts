@@ -7,10 +7,17 @@
  */
 import type { CheckedEvent, Clock, ProjectFence, RecordChange } from '../../domain/index.js';
 import { MirrorWriter } from '../writer/writer.js';
+import {
+  applyPolledLists,
+  applyPolledPage,
+  type PagePollOutcome,
+  type PolledLists,
+  type PolledPage,
+} from '../writer/page-poll.js';
 import { isoTime } from '../database.js';
 import type { MirrorHandle } from '../handle.js';
 import { MirrorStore } from '../mirror-store.js';
-import type { ApplyOutcome, EventOutcome } from '../port.js';
+import type { ApplyOutcome, EventOutcome, KeptHead } from '../port.js';
 import { StorePass, type PassGroups, type PassOpened } from './pass-units.js';
 
 /** The mirror's units over one connection. */
@@ -43,6 +50,27 @@ export class MirrorUnits {
       await store.syncState.passFailed(projectId, error, isoTime(this.clock.now()));
       await store.deferred.restore();
     });
+  }
+
+  /** The ETag and row count of one kept page at `pageSize`, for a single-page poll. */
+  async keptHead(projectId: string, pageSize: number, page: number): Promise<KeptHead | undefined> {
+    const heads = await this.store.taskPages.heads(projectId, pageSize);
+    const head = heads.find((kept) => kept.page === page);
+    return head === undefined ? undefined : { etag: head.etag, rowCount: head.rowCount };
+  }
+
+  /**
+   * A single page a poll read (`page-poll.ts`): its changed rows written, or why a full pass is
+   * due; `busy` while a pass of the project is in flight (its commit settles the page).
+   */
+  async pagePolled(polled: PolledPage): Promise<PagePollOutcome> {
+    if (this.writer.guarding(polled.projectId)) return { kind: 'busy' };
+    return await applyPolledPage(this.store, this.writer, polled, this.clock.now());
+  }
+
+  /** The project and its side lists a poll read, each list whole: true when something changed. */
+  async listsPolled(polled: PolledLists): Promise<boolean> {
+    return await applyPolledLists(this.writer, polled);
   }
 
   /** Writes what a realtime event says. */

@@ -75,6 +75,11 @@ export class MirrorWriter {
   }
 
   /** Ends the guard a pass took. */
+  /** True while a pass of the project is in flight (its guard is held). */
+  guarding(projectId: string): boolean {
+    return this.guards.has(projectId);
+  }
+
   release(projectId: string, guard: PassGuard): void {
     if (this.guards.get(projectId) === guard) this.guards.delete(projectId);
   }
