@@ -3,9 +3,11 @@
  * PostgreSQL database when `--db` is a `postgres://` URL. Every command opens its mirror here.
  */
 import { existsSync } from 'node:fs';
+import { systemClock } from '../domain/index.js';
 import { openDatabase } from './database.js';
 import type { SqliteDb } from './db.js';
 import type { MirrorHandle } from './handle.js';
+import type { Store } from './port.js';
 import { openMirrorForReading } from './open-for-reading.js';
 import { isPostgresUrl } from './postgres/target.js';
 import { sqliteConnection } from './sqlite-connection.js';
@@ -71,4 +73,19 @@ export function openEmptyMirror(): MirrorHandle {
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */
 export function mirrorMayExist(location: MirrorLocation): boolean {
   return isPostgresUrl(location.db) || existsSync(location.db);
+}
+
+/**
+ * Opens the mirror for `mode` as a store on this thread (an inline store, no store thread): how a
+ * command asks the mirror, through the same port the engines use. `close()` closes the mirror.
+ */
+export async function openStore(
+  location: MirrorLocation,
+  mode: OpenMode,
+  options: OpenMirrorOptions = {},
+): Promise<Store> {
+  const mirror = await openMirror(location, mode, options);
+  // The units are loaded for the commands that ask them only.
+  const { inlineStore } = await import('./thread/inline.js');
+  return inlineStore(mirror, { clock: systemClock, owned: true });
 }

@@ -15,7 +15,7 @@ import type {
   WriteRequest,
   WriteResponse,
 } from '../domain/index.js';
-import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
+import type { OutboxItem, OutboxState, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
 import type { CheckpointResult } from './wal.js';
@@ -25,6 +25,8 @@ export type { CheckpointResult } from './wal.js';
 export { OUTBOX_STATES, type OutboxItem, type OutboxState, type OutboxSummary } from './outbox.js';
 export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
 export type { ExampleAnswer } from './example-queries.js';
+export { checkEnqueueInput, type Resolution } from './outbox-queue/queue.js';
+import type { Resolution } from './outbox-queue/queue.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -216,7 +218,14 @@ export interface OutboxPort {
   heads(): Promise<OutboxItem[]>;
   enqueue(input: EnqueueInput, now: number): Promise<Enqueued>;
   projectsWithItems(): Promise<string[]>;
-  list(): Promise<OutboxItem[]>;
+  /** Every item (or those in `state`), in queue order. */
+  list(state?: OutboxState): Promise<OutboxItem[]>;
+  /** A failed item back in the queue, or a pending one in backoff due now; others refused. */
+  retry(id: number, now: number): Promise<void>;
+  /** Removes a pending or failed item; others refused. */
+  drop(id: number): Promise<void>;
+  /** Resolves an item in conflict: keep the local edit or the service's values; the line saying how. */
+  resolve(id: number, resolution: Resolution, now: number): Promise<string>;
   summary(now: number): Promise<OutboxSummary>;
   /** What a push would do with each unfinished item, in its order; changes nothing. */
   dryRun(onConflict: 'hold' | 'overwrite'): Promise<DryRunStep[]>;
