@@ -27,6 +27,9 @@ export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
 export type { ExampleAnswer } from './example-queries.js';
 export { checkEnqueueInput, type Resolution } from './outbox-queue/queue.js';
 import type { Resolution } from './outbox-queue/queue.js';
+export { changeLine, type ChangeRow } from './changes.js';
+export { STATE_KEYS } from './daemon-state.js';
+import type { ChangeRow } from './changes.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -273,6 +276,18 @@ export interface ExamplesPort {
   all(): Promise<ExampleAnswer[]>;
 }
 
+/** The change feed's reading side (`projmirror changes`, docs/changes.md). */
+export interface ChangesPort {
+  /** A usage error naming the mirror `name` when it has no change feed yet (an older schema). */
+  check(name: string): Promise<void>;
+  /** The changes after `since`, at most `limit`, in `seq` order. */
+  after(since: number, limit: number): Promise<ChangeRow[]>;
+  /** The last `seq` retention has pruned; 0 when it never pruned any. */
+  prunedThrough(): Promise<number>;
+  /** The oldest `seq` kept, if any is. */
+  oldestKept(): Promise<number | undefined>;
+}
+
 /** Units waiting for the store (health is judged by the daemon's write probe, not here). */
 export interface StoreProgress {
   /** Units asked and not yet answered. */
@@ -289,6 +304,7 @@ export interface Store {
   readonly facts: FactsPort;
   readonly health: HealthPort;
   readonly examples: ExamplesPort;
+  readonly changes: ChangesPort;
   progress(): StoreProgress;
   /**
    * Closes the connection once the units asked are answered, or at once (`abandon`): a unit in

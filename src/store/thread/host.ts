@@ -9,6 +9,7 @@ import { MirrorFacts } from '../mirror-facts.js';
 import type { MirrorPort, Store } from '../port.js';
 import { MirrorUnits } from './mirror-units.js';
 import type { PortOf } from './units.js';
+import { ChangeUnits } from './change-units.js';
 import { ExampleUnits } from './example-units.js';
 import { HealthUnits } from './health-units.js';
 import { LeaseUnits, type LeaseKeeper } from './leases.js';
@@ -33,6 +34,7 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
     facts: new MirrorFacts(handle),
     health: new HealthUnits(handle),
     examples: new ExampleUnits(handle),
+    changes: new ChangeUnits(handle),
   };
   passes.attach(host);
   return host;
