@@ -11,7 +11,10 @@ import type { Store } from './port.js';
 import { openMirrorForReading } from './open-for-reading.js';
 import { isPostgresUrl } from './postgres/target.js';
 import { sqliteConnection } from './sqlite-connection.js';
+import { applyTimeZoneToReader } from './timezone.js';
 import { openMirrorFile } from './writable.js';
+
+export type { MirrorHandle } from './handle.js';
 
 /** `--db` and, for PostgreSQL, `--db-password-file`. */
 export interface MirrorLocation {
@@ -70,6 +73,12 @@ export function openEmptyMirror(): MirrorHandle {
   return sqliteConnection(openDatabase(':memory:'));
 }
 
+/** An empty mirror in memory as a store on this thread, for the state of a mirror not made yet. */
+export async function openEmptyStore(): Promise<Store> {
+  const { inlineStore } = await import('./thread/inline.js');
+  return inlineStore(openEmptyMirror(), { clock: systemClock, owned: true });
+}
+
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */
 export function mirrorMayExist(location: MirrorLocation): boolean {
   return isPostgresUrl(location.db) || existsSync(location.db);
@@ -88,4 +97,23 @@ export async function openStore(
   // The units are loaded for the commands that ask them only.
   const { inlineStore } = await import('./thread/inline.js');
   return inlineStore(mirror, { clock: systemClock, owned: true });
+}
+
+/**
+ * Opens the mirror read-only for the report layer (`report`, `export`), which reads it with its
+ * own queries; with `timeZone`, this connection takes "today" in that zone (the mirror is left
+ * as it is).
+ */
+export async function openReader(
+  location: MirrorLocation,
+  timeZone: string | undefined,
+): Promise<MirrorHandle> {
+  const mirror = await openMirror(location, 'report');
+  try {
+    if (timeZone !== undefined) await applyTimeZoneToReader(mirror, timeZone, Date.now());
+    return mirror;
+  } catch (error) {
+    mirror.close();
+    throw error;
+  }
 }

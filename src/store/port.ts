@@ -28,7 +28,14 @@ export type { ExampleAnswer } from './example-queries.js';
 export { checkEnqueueInput, type Resolution } from './outbox-queue/queue.js';
 import type { Resolution } from './outbox-queue/queue.js';
 export { changeLine, type ChangeRow } from './changes.js';
-export { STATE_KEYS } from './daemon-state.js';
+export { budgetKey, STATE_KEYS } from './daemon-state.js';
+export type { MirrorSpace } from './space.js';
+export type { DaemonRow } from './postgres/coordination.js';
+import type { MirrorSpace } from './space.js';
+import type { DaemonRow } from './postgres/coordination.js';
+import type { ProjectSummary } from './projects.js';
+import type { SyncState } from './sync-state.js';
+export { DEFAULT_LEASE_MS } from './thread/leases.js';
 import type { ChangeRow } from './changes.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
@@ -288,6 +295,28 @@ export interface ChangesPort {
   oldestKept(): Promise<number | undefined>;
 }
 
+/** What `status` reads of the mirror, as it is stored: the engines' own records, no SQL. */
+export interface StatusFacts {
+  /** The saved state `status` shows, by key: plan, routing, budget, startup, each token's budget. */
+  state: Record<string, unknown>;
+  /** Each project's sync state. */
+  sync: SyncState[];
+  /** Each project mirrored, with its task count and read-only reason. */
+  projects: ProjectSummary[];
+  /** On a PostgreSQL mirror: every daemon registered; undefined on SQLite. */
+  daemons: DaemonRow[] | undefined;
+  /** The space the mirror takes, when it has a file. */
+  space: MirrorSpace | undefined;
+  /** The outbox's counts by state, and its oldest pending item's age at the time asked. */
+  outbox: OutboxSummary;
+}
+
+/** What `projmirror status` reads. */
+export interface StatusPort {
+  /** The facts `status` shows, at `now` (ms). */
+  facts(now: number): Promise<StatusFacts>;
+}
+
 /** Units waiting for the store (health is judged by the daemon's write probe, not here). */
 export interface StoreProgress {
   /** Units asked and not yet answered. */
@@ -305,6 +334,7 @@ export interface Store {
   readonly health: HealthPort;
   readonly examples: ExamplesPort;
   readonly changes: ChangesPort;
+  readonly status: StatusPort;
   progress(): StoreProgress;
   /**
    * Closes the connection once the units asked are answered, or at once (`abandon`): a unit in

@@ -16,6 +16,7 @@ import { LeaseUnits, type LeaseKeeper } from './leases.js';
 import { OutboxUnits } from './outbox-units.js';
 import { PassGroups } from './pass-units.js';
 import { StateUnits } from './state-units.js';
+import { StatusUnits } from './status-units.js';
 
 /**
  * Builds the units over `handle`, writing with `clock`'s time, fenced by the leases of `keeper` (a
@@ -35,6 +36,7 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
     health: new HealthUnits(handle),
     examples: new ExampleUnits(handle),
     changes: new ChangeUnits(handle),
+    status: new StatusUnits(handle),
   };
   passes.attach(host);
   return host;
