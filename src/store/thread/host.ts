@@ -26,20 +26,51 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
   const fence = keeper ?? SOLE_OWNER;
   // Each pass in flight joins the host as a group of its own (`StorePass`) until it ends.
   const passes = new PassGroups();
-  const mirror = new MirrorUnits(handle, clock, fence, passes);
+  // Each group prepares its statements when first asked: an inline store over a mirror a reader
+  // opened unmigrated (an earlier schema) builds only the groups its command asks.
+  const mirror = once(() => new MirrorUnits(handle, clock, fence, passes));
+  const outbox = once(() => new OutboxUnits(handle, fence, mirror()));
+  const state = once(() => new StateUnits(handle));
+  const facts = once(() => new MirrorFacts(handle));
+  const health = once(() => new HealthUnits(handle));
+  const examples = once(() => new ExampleUnits(handle));
+  const changes = once(() => new ChangeUnits(handle));
+  const status = once(() => new StatusUnits(handle));
   const host = {
-    mirror,
-    outbox: new OutboxUnits(handle, fence, mirror),
+    get mirror() {
+      return mirror();
+    },
+    get outbox() {
+      return outbox();
+    },
     leases: new LeaseUnits(keeper),
-    state: new StateUnits(handle),
-    facts: new MirrorFacts(handle),
-    health: new HealthUnits(handle),
-    examples: new ExampleUnits(handle),
-    changes: new ChangeUnits(handle),
-    status: new StatusUnits(handle),
+    get state() {
+      return state();
+    },
+    get facts() {
+      return facts();
+    },
+    get health() {
+      return health();
+    },
+    get examples() {
+      return examples();
+    },
+    get changes() {
+      return changes();
+    },
+    get status() {
+      return status();
+    },
   };
   passes.attach(host);
   return host;
+}
+
+/** `make`'s value, made on the first call. */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
 }
 
 /** The units of one connection. */
