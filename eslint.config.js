@@ -77,6 +77,18 @@ const portOnly = [
   },
 ];
 
+/**
+ * The CLI's commands ask the store through the same port, on an inline store that `store/open.ts`
+ * opens (`openStore`); that file is also where they get the mirror the report layer reads.
+ */
+const cliPortOnly = [
+  {
+    group: ['**/store/*', '!**/store/port.js', '!**/store/open.js', '**/store/*/**'],
+    message:
+      'a command asks the store only through its port (store/port.ts), opened by store/open.ts: see docs/architecture.md.',
+  },
+];
+
 const layerRules = Object.entries(allowed).map(([layer, may]) => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {
@@ -91,7 +103,8 @@ const layerRules = Object.entries(allowed).map(([layer, may]) => ({
           }))
           .filter((pattern) => !(ENGINES.includes(layer) && pattern.group[0] === '**/store/*'))
           .concat(layer === 'store' ? [] : storeInternals)
-          .concat(ENGINES.includes(layer) && may.includes('store') ? portOnly : []),
+          .concat(ENGINES.includes(layer) && may.includes('store') ? portOnly : [])
+          .concat(layer === 'cli' ? cliPortOnly : []),
       },
     ],
   },

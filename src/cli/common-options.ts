@@ -17,7 +17,7 @@ import {
   DEFAULT_RECONCILE_CRON,
   DEFAULT_SCHEDULE_TIMEZONE,
 } from '../daemon/defaults.js';
-import { DEFAULT_LEASE_MS } from '../store/thread/leases.js';
+import { DEFAULT_LEASE_MS } from '../store/port.js';
 import { readConfigFile } from './config-file.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_STALL_MS } from './interrupt.js';
 

@@ -3,13 +3,18 @@
  * PostgreSQL database when `--db` is a `postgres://` URL. Every command opens its mirror here.
  */
 import { existsSync } from 'node:fs';
+import { systemClock } from '../domain/index.js';
 import { openDatabase } from './database.js';
 import type { SqliteDb } from './db.js';
 import type { MirrorHandle } from './handle.js';
+import type { Store } from './port.js';
 import { openMirrorForReading } from './open-for-reading.js';
 import { isPostgresUrl } from './postgres/target.js';
 import { sqliteConnection } from './sqlite-connection.js';
+import { applyTimeZoneToReader } from './timezone.js';
 import { openMirrorFile } from './writable.js';
+
+export type { MirrorHandle } from './handle.js';
 
 /** `--db` and, for PostgreSQL, `--db-password-file`. */
 export interface MirrorLocation {
@@ -68,7 +73,47 @@ export function openEmptyMirror(): MirrorHandle {
   return sqliteConnection(openDatabase(':memory:'));
 }
 
+/** An empty mirror in memory as a store on this thread, for the state of a mirror not made yet. */
+export async function openEmptyStore(): Promise<Store> {
+  const { inlineStore } = await import('./thread/inline.js');
+  return inlineStore(openEmptyMirror(), { clock: systemClock, owned: true });
+}
+
 /** Whether the mirror may exist: a PostgreSQL database is asked on opening; a file must be there. */
 export function mirrorMayExist(location: MirrorLocation): boolean {
   return isPostgresUrl(location.db) || existsSync(location.db);
+}
+
+/**
+ * Opens the mirror for `mode` as a store on this thread (an inline store, no store thread): how a
+ * command asks the mirror, through the same port the engines use. `close()` closes the mirror.
+ */
+export async function openStore(
+  location: MirrorLocation,
+  mode: OpenMode,
+  options: OpenMirrorOptions = {},
+): Promise<Store> {
+  const mirror = await openMirror(location, mode, options);
+  // The units are loaded for the commands that ask them only.
+  const { inlineStore } = await import('./thread/inline.js');
+  return inlineStore(mirror, { clock: systemClock, owned: true });
+}
+
+/**
+ * Opens the mirror read-only for the report layer (`report`, `export`), which reads it with its
+ * own queries; with `timeZone`, this connection takes "today" in that zone (the mirror is left
+ * as it is).
+ */
+export async function openReader(
+  location: MirrorLocation,
+  timeZone: string | undefined,
+): Promise<MirrorHandle> {
+  const mirror = await openMirror(location, 'report');
+  try {
+    if (timeZone !== undefined) await applyTimeZoneToReader(mirror, timeZone, Date.now());
+    return mirror;
+  } catch (error) {
+    mirror.close();
+    throw error;
+  }
 }

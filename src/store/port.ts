@@ -15,7 +15,7 @@ import type {
   WriteRequest,
   WriteResponse,
 } from '../domain/index.js';
-import type { OutboxItem, OutboxSummary, Requeue } from './outbox.js';
+import type { OutboxItem, OutboxState, OutboxSummary, Requeue } from './outbox.js';
 import type { ProjectTimesRow } from './mirror-facts.js';
 import type { IdentifiedRecord, RecordKind } from './project-records.js';
 import type { CheckpointResult } from './wal.js';
@@ -27,6 +27,18 @@ export { OUTBOX_STATES, type OutboxItem, type OutboxState, type OutboxSummary } 
 export { errorText, parseBase, type Base } from './outbox-queue/item-texts.js';
 export type { ExampleAnswer } from './example-queries.js';
 export type { PagePollOutcome, PolledLists, PolledPage } from './writer/page-poll.js';
+export { checkEnqueueInput, type Resolution } from './outbox-queue/queue.js';
+import type { Resolution } from './outbox-queue/queue.js';
+export { changeLine, type ChangeRow } from './changes.js';
+export { budgetKey, STATE_KEYS } from './daemon-state.js';
+export type { MirrorSpace } from './space.js';
+export type { DaemonRow } from './postgres/coordination.js';
+import type { MirrorSpace } from './space.js';
+import type { DaemonRow } from './postgres/coordination.js';
+import type { ProjectSummary } from './projects.js';
+import type { SyncState } from './sync-state.js';
+export { DEFAULT_LEASE_MS } from './thread/leases.js';
+import type { ChangeRow } from './changes.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -224,7 +236,14 @@ export interface OutboxPort {
   heads(): Promise<OutboxItem[]>;
   enqueue(input: EnqueueInput, now: number): Promise<Enqueued>;
   projectsWithItems(): Promise<string[]>;
-  list(): Promise<OutboxItem[]>;
+  /** Every item (or those in `state`), in queue order. */
+  list(state?: OutboxState): Promise<OutboxItem[]>;
+  /** A failed item back in the queue, or a pending one in backoff due now; others refused. */
+  retry(id: number, now: number): Promise<void>;
+  /** Removes a pending or failed item; others refused. */
+  drop(id: number): Promise<void>;
+  /** Resolves an item in conflict: keep the local edit or the service's values; the line saying how. */
+  resolve(id: number, resolution: Resolution, now: number): Promise<string>;
   summary(now: number): Promise<OutboxSummary>;
   /** What a push would do with each unfinished item, in its order; changes nothing. */
   dryRun(onConflict: 'hold' | 'overwrite'): Promise<DryRunStep[]>;
@@ -272,6 +291,40 @@ export interface ExamplesPort {
   all(): Promise<ExampleAnswer[]>;
 }
 
+/** The change feed's reading side (`projmirror changes`, docs/changes.md). */
+export interface ChangesPort {
+  /** A usage error naming the mirror `name` when it has no change feed yet (an older schema). */
+  check(name: string): Promise<void>;
+  /** The changes after `since`, at most `limit`, in `seq` order. */
+  after(since: number, limit: number): Promise<ChangeRow[]>;
+  /** The last `seq` retention has pruned; 0 when it never pruned any. */
+  prunedThrough(): Promise<number>;
+  /** The oldest `seq` kept, if any is. */
+  oldestKept(): Promise<number | undefined>;
+}
+
+/** What `status` reads of the mirror, as it is stored: the engines' own records, no SQL. */
+export interface StatusFacts {
+  /** The saved state `status` shows, by key: plan, routing, budget, startup, each token's budget. */
+  state: Record<string, unknown>;
+  /** Each project's sync state. */
+  sync: SyncState[];
+  /** Each project mirrored, with its task count and read-only reason. */
+  projects: ProjectSummary[];
+  /** On a PostgreSQL mirror: every daemon registered; undefined on SQLite. */
+  daemons: DaemonRow[] | undefined;
+  /** The space the mirror takes, when it has a file. */
+  space: MirrorSpace | undefined;
+  /** The outbox's counts by state, and its oldest pending item's age at the time asked. */
+  outbox: OutboxSummary;
+}
+
+/** What `projmirror status` reads. */
+export interface StatusPort {
+  /** The facts `status` shows, at `now` (ms). */
+  facts(now: number): Promise<StatusFacts>;
+}
+
 /** Units waiting for the store (health is judged by the daemon's write probe, not here). */
 export interface StoreProgress {
   /** Units asked and not yet answered. */
@@ -288,6 +341,8 @@ export interface Store {
   readonly facts: FactsPort;
   readonly health: HealthPort;
   readonly examples: ExamplesPort;
+  readonly changes: ChangesPort;
+  readonly status: StatusPort;
   progress(): StoreProgress;
   /**
    * Closes the connection once the units asked are answered, or at once (`abandon`): a unit in

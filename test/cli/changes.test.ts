@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CLI_NODE_ARGS, runCli, startCli } from '../fixtures/cli.js';
+import { tempDir } from '../fixtures/db.js';
 import { startTestSimulator } from '../fixtures/sim.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { syncWithCli } from '../fixtures/synced.js';
 
 const TOKEN = 'glt_test_cli_changes_0123456789';
@@ -153,6 +155,38 @@ describe('projmirror changes', () => {
     const rest = await runCli(['changes', '--db', db, '--since', String(pruneTo)]);
     expect(rest.code).toBe(0);
     expect(lines(rest.stdout)).toEqual(all.slice(2));
+  });
+
+  it('exits 2 with one line naming the mirror when it has no change feed yet (an earlier schema)', async () => {
+    const db = join(tempDir(), 'mirror.sqlite');
+    const queued = await runCli([
+      'enqueue',
+      'task.update',
+      '--project',
+      'p1',
+      '--target',
+      't1',
+      '--body',
+      '{"name":"x"}',
+      '--db',
+      db,
+    ]);
+    expect(queued.code).toBe(0);
+    // The feed as a mirror made before it had one: no table, no triggers writing it.
+    const file = new Database(db);
+    const triggers = file
+      .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+      .pluck()
+      .all();
+    for (const name of triggers) file.exec(`DROP TRIGGER "${name}"`);
+    file.exec('DROP TABLE changes');
+    file.close();
+    const run = await runCli(['changes', '--db', db]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim()).toBe(
+      `projmirror: --db ${db} has no change feed yet; run projmirror sync once to migrate it to schema version ${SCHEMA_VERSION}`,
+    );
   });
 
   it('--follow prints changes as they commit, and exits 0 once its pipe closes', async () => {

@@ -3,6 +3,8 @@ import { syncWithCli } from '../fixtures/synced.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatherStatus, quotaStatus, type StatusReport } from '../../src/cli/status/gather.js';
+import { systemClock } from '../../src/domain/index.js';
+import { inlineStore } from '../../src/store/thread/inline.js';
 import { renderStatus } from '../../src/cli/status/render.js';
 import { startTestDaemon } from '../daemon/fixtures.js';
 import { runCli } from '../fixtures/cli.js';
@@ -72,7 +74,7 @@ describe('projmirror status', () => {
   it("shows when the daemon's start-up reconcile began and finished", async () => {
     const sim = await startTestSimulator({ projects: 2, tasks: 3, tokens: [TOKEN] });
     const { db, daemon } = await startTestDaemon(sim, { realtime: false });
-    const report = await gatherStatus(db, daemon.clock.now());
+    const report = await gatherStatus(inlineStore(db, { clock: systemClock }), daemon.clock.now());
     expect(report.startup?.finishedAt).toBeDefined();
     expect(report.startup?.failed).toEqual([]);
     expect(Date.parse(report.startup!.finishedAt!)).toBeGreaterThanOrEqual(

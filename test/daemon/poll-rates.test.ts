@@ -6,6 +6,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { gatherStatus } from '../../src/cli/status/gather.js';
+import { systemClock } from '../../src/domain/index.js';
+import { inlineStore } from '../../src/store/thread/inline.js';
 import { renderStatus } from '../../src/cli/status/render.js';
 import { createDaemon } from '../../src/daemon/compose.js';
 import type { PagedProjectPlan } from '../../src/daemon/page-polls.js';
@@ -91,7 +93,7 @@ describe('the poll plan by change rate', () => {
     expect(sim.requestLog.count({ status: 429 })).toBe(0);
 
     // status and /metrics show each project's rate, interval and expected staleness.
-    const status = await gatherStatus(db, clock.now());
+    const status = await gatherStatus(inlineStore(db, { clock: systemClock }), clock.now());
     const shown = status.projects.find((p) => p.id === 'p_1')!;
     // As the plan was saved after the last pass, a little before this one was computed.
     expect(shown.changesPerHour! / busy.ratePerHour!).toBeGreaterThan(0.8);

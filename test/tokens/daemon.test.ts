@@ -6,6 +6,8 @@
 import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatherStatus } from '../../src/cli/status/gather.js';
+import { systemClock } from '../../src/domain/index.js';
+import { inlineStore } from '../../src/store/thread/inline.js';
 import { renderStatus } from '../../src/cli/status/render.js';
 import { createDaemon } from '../../src/daemon/compose.js';
 import { eventually } from '../daemon/fixtures.js';
@@ -40,7 +42,7 @@ describe('the daemon with several tokens', () => {
       ['p_4', 'c'],
     ]);
 
-    const status = await gatherStatus(engine.db, Date.now());
+    const status = await gatherStatus(inlineStore(engine.db, { clock: systemClock }), Date.now());
     expect(status.tokens.map((t) => [t.label, t.scope, t.projects, t.refused])).toEqual([
       ['a', 'project', ['p_1'], false],
       ['b', 'unknown', ['p_2'], false],

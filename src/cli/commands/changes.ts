@@ -4,8 +4,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../../domain/index.js';
-import { changeLine, openChangeFeed, type ChangeFeed } from '../../store/changes.js';
-import { openMirror } from '../../store/open.js';
+import { openStore } from '../../store/open.js';
+import { changeLine, type ChangesPort } from '../../store/port.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_CURSOR_EXPIRED, EXIT_OK, ExitError } from '../exit.js';
 import { abortOnSignals } from '../interrupt.js';
@@ -42,10 +42,11 @@ export const body: CommandBody = {
         : wholeNumber(args['limit'], '--limit', 1, 'a whole number of changes, 1 or more');
     const follow = args['follow'] === true;
     const location = mirrorLocation(args);
-    const mirror = await openMirror(location, 'read');
+    const store = await openStore(location, 'read');
     const interrupt = follow ? abortOnSignals() : undefined;
     try {
-      const feed = await openChangeFeed(mirror, location.db);
+      const feed = store.changes;
+      await feed.check(location.db);
       let cursor = since;
       let left = limit;
       for (;;) {
@@ -67,13 +68,13 @@ export const body: CommandBody = {
       }
     } finally {
       interrupt?.dispose();
-      mirror.close();
+      await store.close();
     }
   },
 };
 
 /** Exit 4 when retention has pruned changes after `cursor`: it would miss them. */
-async function checkCursor(feed: ChangeFeed, cursor: number): Promise<void> {
+async function checkCursor(feed: ChangesPort, cursor: number): Promise<void> {
   const pruned = await feed.prunedThrough();
   if (cursor >= pruned) return;
   const oldest = await feed.oldestKept();

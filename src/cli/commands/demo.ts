@@ -8,9 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { UsageError } from '../../domain/index.js';
 import { openEngine, type Engine } from '../../daemon/wiring.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { isoTime } from '../../store/database.js';
-import { openMirror } from '../../store/open.js';
-import { DaemonStateRepository } from '../../store/daemon-state.js';
+import { openStore } from '../../store/open.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_FAILED, EXIT_OK } from '../exit.js';
 import { plural } from '../plural.js';
@@ -56,7 +54,7 @@ export const body: CommandBody = {
       { baseUrl: new URL(sim.baseUrl), tokens: singleToken(token) },
       { db: file, logger },
     );
-    await engine.store.state.set(DEMO_MARK, true, isoTime(Date.now()));
+    await engine.store.state.set(DEMO_MARK, true, new Date().toISOString());
     const view = createProgressView(
       process.stderr,
       logger,
@@ -89,11 +87,11 @@ async function replaceDemoMirror(file: string): Promise<void> {
   if (existsSync(file)) {
     let isDemo = false;
     try {
-      const db = await openMirror({ db: file }, 'read');
+      const store = await openStore({ db: file }, 'read');
       try {
-        isDemo = (await new DaemonStateRepository(db).get<boolean>(DEMO_MARK)) === true;
+        isDemo = (await store.state.get(DEMO_MARK)) === true;
       } finally {
-        db.close();
+        await store.close();
       }
     } catch {
       isDemo = false;

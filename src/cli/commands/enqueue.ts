@@ -3,8 +3,8 @@ import { systemClock, UsageError } from '../../domain/index.js';
 import { readSmallFile } from '../../domain/small-file.js';
 import { checkTokenLabel, TOKEN_PREFIX } from '../../tokens/index.js';
 import { OUTBOX_OPS } from '../../domain/outbox-ops.js';
-import { checkEnqueueInput, enqueue } from '../../store/outbox-queue/index.js';
-import { openMirror } from '../../store/open.js';
+import { openStore } from '../../store/open.js';
+import { checkEnqueueInput } from '../../store/port.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { readStdin } from '../stdio.js';
@@ -92,15 +92,15 @@ export const body: CommandBody = {
     };
     // Refused input leaves no trace: the mirror is opened (or created) only for a valid edit.
     checkEnqueueInput(input);
-    const mirror = await openMirror(mirrorLocation(args), 'edit');
+    const store = await openStore(mirrorLocation(args), 'edit');
     try {
-      const queued = await enqueue(mirror, input, systemClock.now());
+      const queued = await store.outbox.enqueue(input, systemClock.now());
       process.stdout.write(
         args['json'] ? `${JSON.stringify(queued)}\n` : `${queued.id} ${queued.idempotencyKey}\n`,
       );
       return EXIT_OK;
     } finally {
-      mirror.close();
+      await store.close();
     }
   },
 };

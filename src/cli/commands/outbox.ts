@@ -9,15 +9,8 @@ import {
   type OutboxState,
   type OutboxSummary,
 } from '../../outbox/index.js';
-import {
-  dropOutboxItem,
-  resolveOutboxItem,
-  retryOutboxItem,
-  type Resolution,
-} from '../../store/outbox-queue/index.js';
-import type { MirrorHandle } from '../../store/handle.js';
-import { mirrorMayExist, openMirror } from '../../store/open.js';
-import { OutboxRepository } from '../../store/outbox.js';
+import { mirrorMayExist, openStore } from '../../store/open.js';
+import type { Resolution, Store } from '../../store/port.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, withStoreOptions } from '../options.js';
@@ -93,10 +86,10 @@ function resolutionOf(args: Record<string, unknown>): Resolution {
   return local ? 'keep-local' : 'keep-remote';
 }
 
-async function list(mirror: MirrorHandle, args: Record<string, unknown>): Promise<void> {
+async function list(store: Store, args: Record<string, unknown>): Promise<void> {
   const state = args['state'] as OutboxState | undefined;
-  const outbox = new OutboxRepository(mirror);
-  const items = await outbox.list(state === undefined ? {} : { state });
+  const { outbox } = store;
+  const items = await outbox.list(state);
   if (args['json']) {
     process.stdout.write(`${JSON.stringify(items.map(itemJson))}\n`);
     return;
@@ -134,24 +127,24 @@ export const body: CommandBody = {
       process.stdout.write(args['json'] ? '[]\n' : `${summaryLine(EMPTY_SUMMARY)}\n`);
       return EXIT_OK;
     }
-    const mirror = await openMirror(location, 'edit');
+    const store = await openStore(location, 'edit');
     try {
       if (action === 'list') {
-        await list(mirror, args);
+        await list(store, args);
       } else if (resolution !== undefined) {
-        const line = await resolveOutboxItem(mirror, id, resolution, systemClock.now());
+        const line = await store.outbox.resolve(id, resolution, systemClock.now());
         const state = resolution === 'keep-local' ? 'pending again' : 'discarded';
         process.stdout.write(`outbox item ${id} is ${state}: ${line}\n`);
       } else if (action === 'retry') {
-        await retryOutboxItem(mirror, id, systemClock.now());
+        await store.outbox.retry(id, systemClock.now());
         process.stdout.write(`outbox item ${id} is pending again\n`);
       } else {
-        await dropOutboxItem(mirror, id);
+        await store.outbox.drop(id);
         process.stdout.write(`outbox item ${id} dropped\n`);
       }
       return EXIT_OK;
     } finally {
-      mirror.close();
+      await store.close();
     }
   },
 };

@@ -14,7 +14,7 @@ import {
 import { parseMsBound } from '../options.js';
 import { plural } from '../plural.js';
 import { openSession } from '../session.js';
-import { STATE_KEYS } from '../../store/daemon-state.js';
+import { STATE_KEYS } from '../../store/port.js';
 import { pushSummary, pushSummaryLine } from '../summary.js';
 
 /** A one-shot push waits through burst pauses and 429s, not for a quota day to end. */

@@ -10,9 +10,7 @@ import {
   writeWhole,
   type ReportFormat,
 } from '../../report/index.js';
-import type { MirrorHandle } from '../../store/handle.js';
-import { openMirror } from '../../store/open.js';
-import { applyTimeZoneToReader } from '../../store/timezone.js';
+import { openReader, type MirrorHandle } from '../../store/open.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, parseTimeZone, withStoreOptions } from '../options.js';
@@ -85,15 +83,7 @@ export const body: CommandBody = {
  * "today" in that zone (the mirror itself is left as it is).
  */
 export async function openForReport(args: Record<string, unknown>): Promise<MirrorHandle> {
-  const timezone = parseTimeZone(args['timezone']);
-  const mirror = await openMirror(mirrorLocation(args), 'report');
-  try {
-    if (timezone !== undefined) await applyTimeZoneToReader(mirror, timezone, Date.now());
-    return mirror;
-  } catch (error) {
-    mirror.close();
-    throw error;
-  }
+  return await openReader(mirrorLocation(args), parseTimeZone(args['timezone']));
 }
 
 /** `--limit`: a whole number of rows, 1 or more; undefined when not given. */

@@ -1,5 +1,5 @@
 /** `projmirror status [--json]`: freshness, quota, plan and outbox, from the mirror alone. */
-import { mirrorMayExist, openEmptyMirror, openMirror } from '../../store/open.js';
+import { mirrorMayExist, openEmptyStore, openStore } from '../../store/open.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, withStoreOptions } from '../options.js';
@@ -20,9 +20,9 @@ export const body: CommandBody = {
     const exists = mirrorMayExist(location);
     if (!exists)
       process.stderr.write(`projmirror: no mirror at ${location.db} yet; run projmirror sync\n`);
-    const mirror = exists ? await openMirror(location, 'read') : openEmptyMirror();
+    const store = exists ? await openStore(location, 'read') : await openEmptyStore();
     try {
-      const report = await gatherStatus(mirror, Date.now());
+      const report = await gatherStatus(store, Date.now());
       process.stdout.write(
         args['json']
           ? `${JSON.stringify({ version: VERSION, ...report }, null, 2)}\n`
@@ -30,7 +30,7 @@ export const body: CommandBody = {
       );
       return EXIT_OK;
     } finally {
-      mirror.close();
+      await store.close();
     }
   },
 };

@@ -5,13 +5,14 @@
  */
 import type { BudgetSnapshot } from '../../budget/index.js';
 import { nextReset } from '../../budget/index.js';
-import { isSharedMirror, type MirrorHandle } from '../../store/handle.js';
-import { Coordination, type DaemonRow } from '../../store/postgres/coordination.js';
-import { budgetKey, DaemonStateRepository, STATE_KEYS } from '../../store/daemon-state.js';
-import { OutboxRepository, type OutboxSummary } from '../../store/outbox.js';
-import { ProjectsRepository } from '../../store/projects.js';
-import { mirrorSpace, type MirrorSpace } from '../../store/space.js';
-import { SyncStateRepository } from '../../store/sync-state.js';
+import {
+  budgetKey,
+  STATE_KEYS,
+  type DaemonRow,
+  type MirrorSpace,
+  type OutboxSummary,
+  type StatusPort,
+} from '../../store/port.js';
 import type { StartupState } from '../../daemon/startup.js';
 import type { RoutingState, TokenScope } from '../../tokens/index.js';
 
@@ -138,17 +139,21 @@ interface SavedPlan {
 const iso = (ms: number | undefined | null) => (ms == null ? null : new Date(ms).toISOString());
 const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
 
-/** Reads the status of `mirror` at `now`. */
-export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<StatusReport> {
-  const state = new DaemonStateRepository(mirror);
+/** Reads the status of the mirror `store` holds at `now`. */
+export async function gatherStatus(
+  store: { status: StatusPort },
+  now: number,
+): Promise<StatusReport> {
+  const facts = await store.status.facts(now);
+  const state = { get: async <T>(key: string) => facts.state[key] as T | undefined };
   const plan = await state.get<SavedPlan>(STATE_KEYS.plan);
   const routing = await state.get<RoutingState>(STATE_KEYS.routing);
   const tokens = await tokenStatuses(state, routing, plan, now);
-  const states = await new SyncStateRepository(mirror).list();
+  const states = facts.sync;
   const sync = new Map(states.map((s) => [s.projectId, s]));
-  const rows = await new ProjectsRepository(mirror).summaries();
-  const daemons = isSharedMirror(mirror) ? await daemonStatuses(mirror, now) : undefined;
-  const space = await mirrorSpace(mirror);
+  const rows = facts.projects;
+  const daemons = facts.daemons === undefined ? undefined : daemonStatuses(facts.daemons, now);
+  const space = facts.space;
   const holders = new Map(
     (daemons ?? []).flatMap((d) => d.projects.map((id) => [id, `${d.host}:${d.pid}`] as const)),
   );
@@ -192,7 +197,7 @@ export async function gatherStatus(mirror: MirrorHandle, now: number): Promise<S
         }
       : null,
     startup: (await state.get<StartupState>(STATE_KEYS.startup)) ?? null,
-    outbox: await new OutboxRepository(mirror).summary(now),
+    outbox: facts.outbox,
     ...(daemons === undefined ? {} : { daemons }),
     ...(space === undefined ? {} : { space }),
   };
@@ -222,8 +227,8 @@ function projectPlan(
 }
 
 /** The daemons registered in a shared PostgreSQL mirror. */
-async function daemonStatuses(mirror: MirrorHandle, now: number): Promise<DaemonStatus[]> {
-  return (await new Coordination(mirror).daemons()).map(({ id: _id, ...row }) => ({
+function daemonStatuses(rows: readonly DaemonRow[], now: number): DaemonStatus[] {
+  return rows.map(({ id: _id, ...row }) => ({
     ...row,
     heartbeatAgeSeconds: Math.max(0, Math.round((now - Date.parse(row.heartbeatAt)) / 1000)),
   }));
@@ -231,7 +236,7 @@ async function daemonStatuses(mirror: MirrorHandle, now: number): Promise<Daemon
 
 /** Each token of the saved routing, with its quota from its own saved budget. */
 async function tokenStatuses(
-  state: DaemonStateRepository,
+  state: { get<T>(key: string): Promise<T | undefined> },
   routing: RoutingState | undefined,
   plan: SavedPlan | undefined,
   now: number,

@@ -1,7 +1,7 @@
 /** `projmirror status` as text for people. */
 import { printable } from '../../domain/index.js';
 import { plural } from '../plural.js';
-import type { MirrorSpace } from '../../store/space.js';
+import type { MirrorSpace } from '../../store/port.js';
 import type { DaemonStatus, QuotaStatus, StatusReport, TokenStatus } from './gather.js';
 
 /** "3h 2m", "45s": a duration for people. */

@@ -9,12 +9,14 @@ import { MirrorFacts } from '../mirror-facts.js';
 import type { MirrorPort, Store } from '../port.js';
 import { MirrorUnits } from './mirror-units.js';
 import type { PortOf } from './units.js';
+import { ChangeUnits } from './change-units.js';
 import { ExampleUnits } from './example-units.js';
 import { HealthUnits } from './health-units.js';
 import { LeaseUnits, type LeaseKeeper } from './leases.js';
 import { OutboxUnits } from './outbox-units.js';
 import { PassGroups } from './pass-units.js';
 import { StateUnits } from './state-units.js';
+import { StatusUnits } from './status-units.js';
 
 /**
  * Builds the units over `handle`, writing with `clock`'s time, fenced by the leases of `keeper` (a
@@ -24,18 +26,51 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
   const fence = keeper ?? SOLE_OWNER;
   // Each pass in flight joins the host as a group of its own (`StorePass`) until it ends.
   const passes = new PassGroups();
-  const mirror = new MirrorUnits(handle, clock, fence, passes);
+  // Each group prepares its statements when first asked: an inline store over a mirror a reader
+  // opened unmigrated (an earlier schema) builds only the groups its command asks.
+  const mirror = once(() => new MirrorUnits(handle, clock, fence, passes));
+  const outbox = once(() => new OutboxUnits(handle, fence, mirror()));
+  const state = once(() => new StateUnits(handle));
+  const facts = once(() => new MirrorFacts(handle));
+  const health = once(() => new HealthUnits(handle));
+  const examples = once(() => new ExampleUnits(handle));
+  const changes = once(() => new ChangeUnits(handle));
+  const status = once(() => new StatusUnits(handle));
   const host = {
-    mirror,
-    outbox: new OutboxUnits(handle, fence, mirror),
+    get mirror() {
+      return mirror();
+    },
+    get outbox() {
+      return outbox();
+    },
     leases: new LeaseUnits(keeper),
-    state: new StateUnits(handle),
-    facts: new MirrorFacts(handle),
-    health: new HealthUnits(handle),
-    examples: new ExampleUnits(handle),
+    get state() {
+      return state();
+    },
+    get facts() {
+      return facts();
+    },
+    get health() {
+      return health();
+    },
+    get examples() {
+      return examples();
+    },
+    get changes() {
+      return changes();
+    },
+    get status() {
+      return status();
+    },
   };
   passes.attach(host);
   return host;
+}
+
+/** `make`'s value, made on the first call. */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
 }
 
 /** The units of one connection. */

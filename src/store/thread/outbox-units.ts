@@ -6,8 +6,16 @@
 import type { ProjectFence, WriteResponse } from '../../domain/index.js';
 import { answersInto } from '../outbox-queue/apply.js';
 import { dryRun, type DryRunStep } from '../outbox-queue/dry-run.js';
-import type { OutboxItem } from '../outbox.js';
-import { enqueue, type Enqueued, type EnqueueInput } from '../outbox-queue/queue.js';
+import type { OutboxItem, OutboxState } from '../outbox.js';
+import {
+  dropOutboxItem,
+  enqueue,
+  resolveOutboxItem,
+  retryOutboxItem,
+  type Enqueued,
+  type EnqueueInput,
+  type Resolution,
+} from '../outbox-queue/queue.js';
 import { claimItem, markDone, markFailed, type Claim } from '../outbox-queue/transitions.js';
 import type { MirrorHandle } from '../handle.js';
 import { OutboxRepository, type OutboxSummary, type Requeue as RequeueOptions } from '../outbox.js';
@@ -91,9 +99,24 @@ export class OutboxUnits {
     return [...new Set((await this.outbox.heads()).map((item) => item.projectId))];
   }
 
-  /** Every item, in queue order. */
-  async list(): Promise<OutboxItem[]> {
-    return await this.outbox.list();
+  /** Every item (or those in `state`), in queue order. */
+  async list(state?: OutboxState): Promise<OutboxItem[]> {
+    return await this.outbox.list(state === undefined ? {} : { state });
+  }
+
+  /** A failed item back in the queue, or a pending one in backoff due now (`outbox retry`). */
+  async retry(id: number, now: number): Promise<void> {
+    await retryOutboxItem(this.handle, id, now);
+  }
+
+  /** Removes a pending or failed item (`outbox drop`). */
+  async drop(id: number): Promise<void> {
+    await dropOutboxItem(this.handle, id);
+  }
+
+  /** Resolves an item in conflict (`outbox resolve`); the line that says how. */
+  async resolve(id: number, resolution: Resolution, now: number): Promise<string> {
+    return await resolveOutboxItem(this.handle, id, resolution, now);
   }
 
   /** Counts by state, and the oldest pending item's age. */
