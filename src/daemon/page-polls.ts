@@ -266,9 +266,12 @@ export class PagePolls {
    * The next item due and when: one interval after it or its project's last consistent pass
    * was polled (a pass reads every page), the first poll staggered over one interval.
    */
-  next(): { key: string; at: number } | undefined {
+  next(
+    lastPassAt: (projectId: string) => number | undefined = (projectId) =>
+      this.options.facts().find((fact) => fact.id === projectId)?.lastPassAt,
+  ): { key: string; at: number } | undefined {
     const now = this.options.clock.now();
-    const passes = new Map(this.options.facts().map((fact) => [fact.id, fact.lastPassAt]));
+    const passes = new Map(this.options.facts().map((fact) => [fact.id, lastPassAt(fact.id)]));
     let best: { key: string; at: number } | undefined;
     let index = 0;
     for (const item of this.items.values()) {
@@ -287,6 +290,12 @@ export class PagePolls {
       if (best === undefined || at < best.at) best = { key: item.key, at };
     }
     return best;
+  }
+
+  /** The wall clock stepped back (`stepMs` < 0): the times polled and planned move back with it. */
+  wallStepped(stepMs: number): void {
+    for (const [key, at] of this.lastPolled) this.lastPolled.set(key, at + stepMs);
+    for (const [key, at] of this.firstPlanned) this.firstPlanned.set(key, at + stepMs);
   }
 
   /** Polls the item `key` now; a failure is logged (the item is tried again one interval on). */

@@ -42,8 +42,13 @@ export interface PollSchedulerOptions {
    * with the projects' passes: the next one due, and the poll.
    */
   items?: {
-    next: () => { key: string; at: number } | undefined;
+    /** The next item due, given each project's last pass as this scheduler sees it. */
+    next: (
+      lastPassAt: (projectId: string) => number | undefined,
+    ) => { key: string; at: number } | undefined;
     poll: (key: string, signal: AbortSignal) => Promise<void>;
+    /** The wall clock stepped back by `-stepMs`: the items' own times move back with it. */
+    wallStepped: (stepMs: number) => void;
   };
 }
 
@@ -230,6 +235,7 @@ export class PollScheduler {
     for (const [id, at] of this.firstPlanned) this.firstPlanned.set(id, at + stepMs);
     for (const [id, at] of this.dueOnce) this.dueOnce.set(id, at + stepMs);
     for (const failing of this.failing.values()) failing.retryAt += stepMs;
+    this.options.items?.wallStepped(stepMs);
   }
 
   /** Runs until `signal` aborts. */
@@ -246,7 +252,7 @@ export class PollScheduler {
         continue;
       }
       const next = [...this.dueTimes(plan)].sort((a, b) => a[1] - b[1])[0];
-      const item = this.options.items?.next();
+      const item = this.options.items?.next((projectId) => this.shiftedLastPass(projectId));
       if (item !== undefined && (next === undefined || item.at < next[1])) {
         const itemWaitMs = item.at - clock.now();
         if (itemWaitMs > 0) await this.sleepUnlessWoken(itemWaitMs, signal);
