@@ -77,11 +77,11 @@ export class ProjectPass {
     } catch (error) {
       this.failure = error;
       const line = errorLine(error);
-      await mirror
-        .passFailed(this.projectId, line)
-        .catch((storeError: unknown) =>
-          logger.error({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record'),
-        );
+      await mirror.passFailed(this.projectId, line).catch((storeError: unknown) => {
+        // A full disk is logged once for all by the daemon's disk watch.
+        const level = isDiskFull(storeError) ? 'debug' : 'error';
+        logger[level]({ projectId: this.projectId, err: errorLine(storeError) }, 'cannot record');
+      });
       if (pass !== undefined) this.written = await pass.end().catch(() => this.written);
       // Its caller tells it once: sync as its line, the daemon as 'pass failed'.
       logger.debug({ projectId: this.projectId, err: line }, 'project sync failed');
