@@ -5,7 +5,6 @@
  * corrupt, and the item takes effect exactly once: recorded once there is room, or, when the
  * daemon stopped meanwhile, re-sent with the same key and the service's replay recorded.
  */
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createDaemon } from '../../src/daemon/compose.js';
@@ -14,6 +13,7 @@ import { enqueue } from '../../src/store/outbox-queue/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { SqliteDb } from '../../src/store/database.js';
 import { singleToken } from '../../src/tokens/index.js';
+import { captureLogger } from '../fixtures/capture-log.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { outboxItems } from '../fixtures/outbox.js';
 import { startTestSimulator } from '../fixtures/sim.js';
@@ -22,20 +22,6 @@ import { eventually } from './fixtures.js';
 
 const LONG_NAME = `answered while full ${'x'.repeat(30_000)}`;
 const UNCAPPED = 1_073_741_823;
-
-/** A logger whose messages the test reads. */
-function capturedLogger() {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        lines.push(JSON.parse(line) as { level: number; msg: string });
-      }
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 /** A daemon on `db` (not closed with it), started; `stop()` ends it and its engine. */
 async function startDaemon(sim: Simulator, db: SqliteDb, logger: pino.Logger) {
@@ -104,7 +90,7 @@ describe('a full disk while an outbox answer is written', () => {
   it('says so, and records the answer once there is room: one task, one request', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: [20] });
     const { db, file } = tempDatabase();
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = captureLogger('info');
     const { daemon } = await startDaemon(sim, db, logger);
     await eventually(() => daemon.connected && differences(db, sim).length === 0, 10_000);
 
@@ -140,7 +126,7 @@ describe('a full disk while an outbox answer is written', () => {
   it('stopped while full, the item is re-sent with its key and the replay recorded', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: [20] });
     const { db, file } = tempDatabase();
-    const { logger } = capturedLogger();
+    const { logger } = captureLogger('info');
     const first = await startDaemon(sim, db, logger);
     await eventually(() => first.daemon.connected && differences(db, sim).length === 0, 10_000);
 

@@ -5,33 +5,18 @@
  * and once the cap is raised the daemon converges on its own (the retry scaled from a minute to
  * 300 ms), saying once that the disk has room again.
  */
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DaemonMetrics } from '../../src/daemon/metrics.js';
+import { captureLogger } from '../fixtures/capture-log.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { checkIntegrity, differences } from '../reliability/helpers.js';
 import { eventually, startTestDaemon } from './fixtures.js';
 
-/** A logger whose lines the test reads. */
-function capturedLogger() {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        lines.push(JSON.parse(line) as { level: number; msg: string });
-      }
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
-
 describe('a mirror whose disk fills during event writes', () => {
   it('says so once, rolls each write back whole, and converges once there is room', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: [50] });
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = captureLogger('info');
     const { daemon, db } = await startTestDaemon(sim, {
       daemon: { logger, diskFullRetryMs: 300 },
     });
@@ -86,7 +71,7 @@ describe('a mirror whose disk fills during a backfill', () => {
     for (let i = 0; i < 300; i++) {
       sim.service.createTask('p_1', { name: `backfilled ${i} ${'y'.repeat(900)}` });
     }
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = captureLogger('info');
     const { daemon, db } = await startTestDaemon(sim, {
       daemon: { logger, diskFullRetryMs: 300 },
       beforeStart: (handle) => {

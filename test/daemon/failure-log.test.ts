@@ -1,23 +1,9 @@
 /** The log of a project that stays broken: one line per cause, then at most one an hour. */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { BROKEN_PROJECT_LOG_MS, FailureLog } from '../../src/daemon/failure-log.js';
 import { DISK_FULL } from '../../src/domain/index.js';
 import { ManualClock } from '../../src/domain/manual-clock.js';
-
-function capturedLogger() {
-  const lines: Array<{ level: number; msg: string; projectId?: string; failures?: number }> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        lines.push(JSON.parse(line) as (typeof lines)[number]);
-      }
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
+import { captureLogger } from '../fixtures/capture-log.js';
 
 const MINUTE = 60_000;
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -25,7 +11,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe('the log of a project that stays broken', () => {
   it('logs a cause once, then once an hour, a new cause at once, and its end once', async () => {
     const clock = new ManualClock();
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = captureLogger('info');
     const log = new FailureLog(clock, logger);
     const broken = { projectId: 'p_1', error: 'HTTP 500', errorCode: 'http_500' };
     // A failure a minute for three hours: 180 attempts.
@@ -48,7 +34,7 @@ describe('the log of a project that stays broken', () => {
 
   it('leaves a full disk to the disk watch: no line per project', async () => {
     const clock = new ManualClock();
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = captureLogger('info');
     const log = new FailureLog(clock, logger);
     for (let i = 0; i < 120; i++) {
       for (const projectId of ['p_1', 'p_2']) {
@@ -64,7 +50,7 @@ describe('the log of a project that stays broken', () => {
 
   it('keeps projects apart: each its own first line', async () => {
     const clock = new ManualClock();
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = captureLogger('info');
     const log = new FailureLog(clock, logger);
     for (let i = 0; i < 5; i++) {
       log.failed({ projectId: 'p_1', error: 'boom', errorCode: 'internal' });

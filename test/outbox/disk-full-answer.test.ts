@@ -4,12 +4,11 @@
  * answer is kept and recorded once there is room, with one request; the tries meanwhile are told
  * to the disk watch, and logged once (with the watch) or once a minute (without it).
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { OutboxPusher, type DiskReports } from '../../src/outbox/index.js';
 import { enqueue } from '../../src/store/outbox-queue/index.js';
 import type { RemoteApi } from '../../src/domain/index.js';
+import { captureLogger } from '../fixtures/capture-log.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
 import { tempDatabase } from '../fixtures/db.js';
 import { outboxItems } from '../fixtures/outbox.js';
@@ -19,19 +18,6 @@ import { asRemoteApi, FakeRemote } from './fake-remote.js';
 import { newTask } from './tasks.js';
 
 const MINUTE = 60_000;
-
-function capturedLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        lines.push((JSON.parse(line) as { msg: string }).msg);
-      }
-      done();
-    },
-  });
-  return { logger: pino({ level: 'warn' }, stream), lines };
-}
 
 /** Pushes a long create whose answer meets a full disk for three minutes, then room. */
 async function fullForThreeMinutes(disk: DiskReports | undefined) {
@@ -53,7 +39,7 @@ async function fullForThreeMinutes(disk: DiskReports | undefined) {
       return response;
     },
   };
-  const { logger, lines } = capturedLogger();
+  const { logger, lines } = captureLogger('warn');
   const pusher = new OutboxPusher({
     store: storeOver(db, clock),
     remote,
@@ -81,7 +67,7 @@ async function fullForThreeMinutes(disk: DiskReports | undefined) {
   expect(fake.tasksOf('p_1')).toHaveLength(1);
   expect((await outboxItems(db)).find((i) => i.id === item.id)?.state).toBe('done');
   expect(checkIntegrity(file)).toEqual({ integrity: 'ok', foreignKeyProblems: 0 });
-  return lines;
+  return lines.map((line) => line.msg);
 }
 
 describe('an answer a full disk will not let the pusher record', () => {

@@ -6,7 +6,7 @@ import {
   RealtimeListener,
 } from '../../src/realtime/index.js';
 import { FakeClock } from '../fixtures/clock.js';
-import { captureLogger } from './capture-log.js';
+import { captureLogger } from '../fixtures/capture-log.js';
 import { startWsServer, waitForPause } from './servers.js';
 
 const TOKEN = 'glt_test_realtime_backoff_0c3d';

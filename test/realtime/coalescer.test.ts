@@ -8,7 +8,7 @@ import {
   type RefreshRequest,
 } from '../../src/realtime/index.js';
 import { FakeClock } from '../fixtures/clock.js';
-import { LEVEL, captureLogger } from './capture-log.js';
+import { LEVEL, captureLogger } from '../fixtures/capture-log.js';
 
 function setup(onRefreshThrows = false) {
   const clock = new FakeClock();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../fixtures/db.js';
-import { LEVEL } from './capture-log.js';
+import { LEVEL } from '../fixtures/capture-log.js';
 import { startListener } from './start-listener.js';
 import { startWsServer, waitFor } from './servers.js';
 

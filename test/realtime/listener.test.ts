@@ -10,7 +10,7 @@ import {
   type RealtimeStatus,
 } from '../../src/realtime/index.js';
 import { FakeClock, flushMicrotasks } from '../fixtures/clock.js';
-import { LEVEL, captureLogger } from './capture-log.js';
+import { LEVEL, captureLogger } from '../fixtures/capture-log.js';
 import { startRawServer, startWsServer, waitFor, waitForPause } from './servers.js';
 
 const TOKEN = 'glt_test_realtime_listener_5f1c';

@@ -4,7 +4,7 @@ import type { RealtimeEvent } from '../../src/domain/index.js';
 import { DEFAULT_TOKEN_REFUSED_RETRY_MS, type Change } from '../../src/realtime/index.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { startListener } from './start-listener.js';
-import { LEVEL } from './capture-log.js';
+import { LEVEL } from '../fixtures/capture-log.js';
 import { waitFor, waitForPause } from './servers.js';
 
 const TOKEN = 'glt_test_realtime_sim_7d20c9';

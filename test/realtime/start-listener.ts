@@ -2,7 +2,7 @@
 import { onTestFinished } from 'vitest';
 import { RealtimeListener, type Change } from '../../src/realtime/index.js';
 import { FakeClock } from '../fixtures/clock.js';
-import { captureLogger } from './capture-log.js';
+import { captureLogger } from '../fixtures/capture-log.js';
 
 /** Starts a listener on `url` with `token` (jitter fixed at the middle of its range). */
 export function startListener(url: URL, token: string, caFile: string | undefined) {

@@ -80,8 +80,10 @@ export async function applyPolledPage(
       return { kind: 'escalate', reason: `the rows of page ${page} shifted` };
     }
     const changes: RecordChange[] = [];
+    // The mirror's copies in one read, not a query a task.
+    const heldAll = await store.tasks.findEach(ids);
     for (let i = 0; i < tasks.length; i++) {
-      const held = await store.tasks.find(ids[i]!);
+      const held = heldAll[i];
       // A task the mirror does not hold here was deleted by an event: only a full pass settles it.
       if (held === undefined || held.projectId !== projectId || held.data === polled.texts[i]) {
         continue;
