@@ -11,21 +11,16 @@ import {
 } from '../../src/budget/change-rate.js';
 import { ChangeRates } from '../../src/budget/change-rates.js';
 import { FakeClock } from '../fixtures/clock.js';
+import { Prng } from '../../src/sim/model/prng.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const NO_PRIOR: ChangeRateOptions = { priorChanges: 0, priorExposureMs: 0, halfLifeMs: Infinity };
 
-/** A seeded uniform source in [0, 1) (mulberry32). */
+/** A seeded uniform source in [0, 1): the simulator's mulberry32. */
 function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const prng = new Prng(seed);
+  return () => prng.next();
 }
 
 /** Polls a Poisson item of `rate` per ms at the given intervals; returns the state. */
