@@ -6,7 +6,7 @@
  * mirror shows it. The mirror is synced cold just before the quota day starts.
  */
 import { ManualClock } from '../src/domain/index.js';
-import { startSimulator, type Simulator } from '../src/sim/index.js';
+import { PartReads, startSimulator, type Simulator } from '../src/sim/index.js';
 import { createBenchDaemon } from './daemon.js';
 import { settle } from './day-daemon.js';
 import { pause, since } from './harness.js';
@@ -58,17 +58,31 @@ export async function skewedDaemonDay(day: ModelDay, byRate: boolean): Promise<D
   const end = day.start + DAY_MS;
   const db = bench.mirror.db;
   const taskName = db.prepare('SELECT name FROM tasks WHERE id = ?').pluck();
-  const passes = db.prepare('SELECT project_id, last_pass_at FROM sync_state').raw();
+  const totals = db.prepare('SELECT project_id, total_count FROM sync_state').raw();
+  const looks = new PartReads(
+    sim.requestLog,
+    sim.service.listProjects().map((project) => project.id),
+  );
   let worstGapOverBound = -Infinity;
-  /** The longest wait since a project's last pass, past its bound (the plan's, and its poll's length). */
+  let dayBound: number | undefined;
+  /**
+   * The longest a part of a project (a page of its tasks, or its side lists: get project and the
+   * three lists) went unread, as the simulator's request log shows, past the plan's bound and
+   * its project's poll length (a pass reads its first page that long before its last).
+   */
   const noteGaps = () => {
     if (clock.now() < day.start) return;
     const plan = bench.daemon.plan();
     const cost = new Map(plan.projects.map((p) => [p.projectId, p.pollCost]));
-    const bound = plan.maxStalenessMs ?? plan.intervalMs;
-    for (const [id, at] of passes.all() as [string, string][]) {
-      const since = clock.now() - Math.max(day.start, Date.parse(at));
-      worstGapOverBound = Math.max(worstGapOverBound, since - bound - (cost.get(id) ?? 0) * 1_000);
+    // The day's bound: the default is reckoned over a whole quota day and does not move, but a
+    // plan that has spent the day's polls is an even plan without one.
+    dayBound = plan.maxStalenessMs ?? dayBound ?? plan.intervalMs;
+    const bound = dayBound;
+    looks.update();
+    for (const [id, total] of totals.all() as [string, number][]) {
+      const since = clock.now() - Math.max(day.start, looks.oldest(id, total, PAGE_TASKS));
+      const over = since - bound - (cost.get(id) ?? 0) * 1_000;
+      worstGapOverBound = Math.max(worstGapOverBound, over);
     }
   };
   const resourceName = db.prepare('SELECT name FROM resources WHERE id = ?').pluck();

@@ -88,6 +88,12 @@ export interface ProjectPlan {
   ratePerHour?: number;
   /** The mean wait of one of its changes until a poll sees it: half its interval. */
   expectedStalenessMs: number;
+  /**
+   * Its pages and side lists are polled on their own (`src/daemon/page-polls.ts`), each at least
+   * every `intervalMs`: it is passed whole only when asked (a page poll, a failed pass's retry,
+   * the reconcile), not at its interval.
+   */
+  partsPolled?: boolean;
 }
 
 /** The plan for the rest of the quota day. */

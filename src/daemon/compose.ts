@@ -153,8 +153,14 @@ export function createDaemon(options: DaemonOptions): Daemon {
     state: store.state,
     pageSize: engine.mirror.pageSize,
     facts: () => facts.all(),
-    pollPage: (projectId, page, pollSignal) =>
-      engine.mirror.pollPage(projectId, page, { signal: pollSignal, purpose: 'poll' }),
+    pollPage: async (projectId, page, pollSignal) => {
+      const result = await engine.mirror.pollPage(projectId, page, {
+        signal: pollSignal,
+        purpose: 'poll',
+      });
+      if (result.outcome.kind === 'written') staleness.polled(result.outcome.changedAt);
+      return result;
+    },
     pollLists: (projectId, pollSignal) =>
       engine.mirror.pollLists(projectId, { signal: pollSignal, purpose: 'poll' }),
     escalate: (projectId, pollSignal) => passes.syncProject(projectId, pollSignal, 'poll', true),
@@ -215,6 +221,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     projects,
     scheduler,
     rates,
+    parts: pagePolls,
     staleness,
     freshness,
     disk,

@@ -1,25 +1,33 @@
 /**
  * Polls that read what is due (issue 35 part 3): each task page of a project and its side lists
  * are items of their own, each with a change-rate estimate (`<project>#p<k>`, `<project>#lists`,
- * kept in `change_rates` beside the projects'), and the polling budget the daily plan gives a
- * project is split between full consistent passes, at its bound, and polls of single items.
+ * kept in `change_rates` beside the projects'), and the polling budget the daily plan gives the
+ * passed projects is spent on polls of single items. A project whose items are polled is passed
+ * whole only when something asks for it: a page poll that cannot be applied alone, a failed
+ * pass's retry, the reconcile.
  *
  * The objective. Item i (a page, cost 1 request; the side lists with get project, cost 4) changes
  * as a Poisson process of rate λ_i and is polled every 1/g_i. Its changes wait 1/(2 g_i) on average
  * until a poll sees them, so the expected staleness of a change summed over the day is
- * J = Σ_i λ_i / (2 g_i), to be minimized under the budget Σ_i c_i g_i ≤ R. Every project must also
- * be passed whole at least every `--max-staleness` (T): a single page cannot see a task created
- * and another deleted (X-Total-Count stays), nor is it allowed to delete. Those passes cost
- * F = Σ_p cost_p / T and come first; what is left of the plan's budget B (the plan's own
- * spend, Σ_p cost_p / interval_p) is R = B - F.
+ * J = Σ_i λ_i / (2 g_i), to be minimized under the budget Σ_i c_i g_i ≤ R, R the plan's own spend
+ * on those projects (Σ_p cost_p / interval_p).
  *
- * The derivation. As in `src/budget/allocation.ts`, the Lagrange conditions of min J subject to
- * the budget give the square-root rule g_i = k · sqrt(λ_i / c_i), with the one k that spends R.
- * A full pass also looks at every item every T; the allocation ignores that overlap (it would
- * only lower the worth of polling cold items, which the rule already polls least) and an item
- * whose interval comes out at T or longer is left to the full passes alone. With no estimate yet,
- * a page starts from its project's rate shared over its pages (the prior weighs like an hour of
- * polls), so a project the plan found busy has its pages polled sooner from the start.
+ * The bound. No item waits longer than `--max-staleness` (T, less a slack for polls queued behind
+ * others): g_i ≥ 1/T. Every part of a project is then read within T, and every way the task list
+ * can move shows in some page's poll within T: a task created or deleted moves `X-Total-Count`,
+ * which every page poll checks, and one created and another deleted shift the ids of the pages
+ * between them (and change the last page's), which each page poll compares with the kept page.
+ * Those polls turn into a full pass, which settles it; a page poll itself never deletes. So the
+ * full passes at the bound that an earlier plan kept (Σ_p cost_p / T, a third of the budget on
+ * benchmark 10's day) buy nothing the floor does not: the floor costs the same for a cold
+ * project and less for a hot one, whose polls already come more often than T.
+ *
+ * The derivation. As in `src/budget/allocation.ts`, the Karush-Kuhn-Tucker conditions of min J
+ * subject to the budget and the floor give g_i = max(1/T, k · sqrt(λ_i / c_i)), with the one k
+ * that spends R. With no estimate yet, a page starts from its project's rate shared over its pages
+ * (the prior weighs like an hour of polls), so a project the plan found busy has its pages polled
+ * sooner from the start. When the floor alone costs more than R, the plan is left as it was: full
+ * passes at the project intervals.
  *
  * A page poll that cannot be applied alone (X-Total-Count moved, rows shifted) turns into a full
  * pass of the project at once. Those passes are paid from the same budget: the requests they
@@ -32,7 +40,7 @@ import { allocate } from '../budget/allocation.js';
 import { estimateRate } from '../budget/change-rate.js';
 import { DEFAULT_POOLED_EXPOSURE_MS } from '../budget/change-rates.js';
 import { errorLine, type Clock } from '../domain/index.js';
-import type { ListsPollResult, PagePollResult } from '../mirror/index.js';
+import type { ListsPollResult, PagePollResult, ProjectSyncResult } from '../mirror/index.js';
 import type { StatePort } from '../store/port.js';
 
 /** Requests a single-page poll costs. */
@@ -50,10 +58,10 @@ export const LISTS_PRIOR_SHARE = 0.1;
 /** No item is polled more often than this. */
 export const MIN_ITEM_INTERVAL_MS = 60_000;
 /**
- * How much sooner than the bound a project's full pass is planned, at most a tenth of the bound:
- * passes and page polls run one at a time, so a pass may wait behind others that fell due.
+ * How much sooner than the bound an item is polled at the latest, at least (`itemBound`):
+ * passes and polls run one at a time, so a poll may wait behind others that fell due.
  */
-export const PASS_SLACK_MS = 10 * 60_000;
+export const POLL_SLACK_MS = 10 * 60_000;
 /** The window over which the requests of passes that page polls asked for are counted. */
 export const ESCALATION_WINDOW_MS = 6 * 3_600_000;
 
@@ -107,8 +115,12 @@ export class PagePolls {
   private readonly options: PagePollsOptions;
   private readonly rates: ChangeRates;
   private items = new Map<string, PollItem>();
+  /** The longest interval of any item's polls, from the last plan shaped. */
+  private floorMs = Infinity;
   private readonly lastPolled = new Map<string, number>();
   private readonly firstPlanned = new Map<string, number>();
+  /** When each project's last pass seen here began. */
+  private readonly passBegan = new Map<string, number>();
   private readonly dirty = new Set<string>();
   /** The full passes page polls turned into, lately: when, and their projects' poll cost. */
   private escalations: { at: number; cost: number }[] = [];
@@ -153,9 +165,9 @@ export class PagePolls {
     const budget = plan.projects.reduce((sum, p) => sum + p.pollCost / p.intervalMs, 0);
     const passed = plan.projects.filter((p) => facts.get(p.projectId)?.lastPassAt !== undefined);
     const passedIds = new Set(passed.map((p) => p.projectId));
-    const fullSpend = plan.projects.reduce(
-      (sum, p) =>
-        sum + p.pollCost / (passedIds.has(p.projectId) ? passInterval(bound) : p.intervalMs),
+    // A project never passed yet is passed whole at its plan's interval: it has no pages to poll.
+    const unpassedSpend = plan.projects.reduce(
+      (sum, p) => sum + (passedIds.has(p.projectId) ? 0 : p.pollCost / p.intervalMs),
       0,
     );
     // The passes page polls turned into (tasks created or deleted) are paid from the same budget:
@@ -164,7 +176,7 @@ export class PagePolls {
     this.escalations = this.escalations.filter((e) => e.at > now - ESCALATION_WINDOW_MS);
     const escalated = this.escalations.reduce((sum, e) => sum + e.cost, 0);
     this.costs = new Map(plan.projects.map((p) => [p.projectId, p.pollCost]));
-    const left = budget - fullSpend - escalated / ESCALATION_WINDOW_MS;
+    const left = budget - unpassedSpend - escalated / ESCALATION_WINDOW_MS;
     if (passed.length === 0 || !(left > 0)) {
       this.items = new Map();
       return plan;
@@ -172,26 +184,52 @@ export class PagePolls {
     const candidates = passed.flatMap((p) =>
       this.candidates(p, facts.get(p.projectId)?.taskCount ?? 0),
     );
+    const costOf = (c: { page: number | undefined }) =>
+      c.page === undefined ? LISTS_POLL_COST : PAGE_POLL_COST;
+    const floorMs = itemBound(
+      bound,
+      candidates.reduce((sum, c) => sum + costOf(c), 0),
+    );
+    this.floorMs = floorMs;
+    // The floor's polls fall due in lumps (a reconcile looks at every item at once), and before
+    // the quota resets each item looked at more than a floor ago must be polled however the
+    // day's requests went: what that needs beyond the floor's steady rate is kept back.
+    const msLeft = Math.max(1, plan.resetAt - now);
+    const looked = (c: Omit<PollItem, 'intervalMs'>) =>
+      Math.max(
+        this.lastPolled.get(c.key) ?? -Infinity,
+        this.passLook(c.projectId, facts.get(c.projectId)?.lastPassAt) ?? now,
+      );
+    const debt = candidates.reduce(
+      (sum, c) => sum + costOf(c) * Math.max(0, Math.floor((plan.resetAt - looked(c)) / floorMs)),
+      0,
+    );
+    const steady = candidates.reduce((sum, c) => sum + (costOf(c) * msLeft) / floorMs, 0);
+    const lumps = Math.max(0, debt - steady) / msLeft;
     const allocation = allocate({
       items: candidates.map((c) => ({
         id: c.key,
         ratePerMs: c.ratePerMs,
-        cost: c.page === undefined ? LISTS_POLL_COST : PAGE_POLL_COST,
+        cost: costOf(c),
       })),
-      budgetPerMs: left,
-      maxIntervalMs: Math.max(bound * 1000, MIN_ITEM_INTERVAL_MS),
+      budgetPerMs: left - lumps,
+      maxIntervalMs: floorMs,
       minIntervalMs: MIN_ITEM_INTERVAL_MS,
     });
+    // The floor does not fit what is left (escalations took much of it): full passes as planned.
+    if (!allocation.boundHeld) {
+      this.items = new Map();
+      return plan;
+    }
     const items = new Map<string, PollItem>();
     candidates.forEach((candidate, i) => {
-      const intervalMs = Math.max(MIN_ITEM_INTERVAL_MS, allocation.items[i]!.intervalMs);
-      // Polled as often as the full passes or less: those alone see it.
-      if (intervalMs < bound) items.set(candidate.key, { ...candidate, intervalMs });
+      const intervalMs = Math.min(floorMs, allocation.items[i]!.intervalMs);
+      items.set(candidate.key, { ...candidate, intervalMs });
     });
     this.items = items;
-    const projects = plan.projects.map((p) => this.shaped(p, passedIds, bound, candidates));
+    const projects = plan.projects.map((p) => this.shaped(p, passedIds, floorMs));
     const longestPoll = Math.max(0, ...plan.projects.map((p) => p.pollCost));
-    // A full pass is at most one bound apart, plus its own requests at one a second.
+    // An item is at most one bound apart, plus a full pass it may wait behind, at one a second.
     const stalenessBoundMs = Math.max(plan.stalenessBoundMs, bound + longestPoll * 1000);
     const rates = projects.reduce((sum, p) => sum + (p.ratePerHour ?? 0), 0);
     const waits = projects.reduce(
@@ -206,34 +244,32 @@ export class PagePolls {
     };
   }
 
-  /** A project's entry in the shaped plan: full passes at the bound, its hot pages listed. */
-  private shaped(
-    p: ProjectPlan,
-    passed: ReadonlySet<string>,
-    bound: number,
-    candidates: readonly Omit<PollItem, 'intervalMs'>[],
-  ): PagedProjectPlan {
+  /**
+   * A passed project's entry in the shaped plan: its parts polled on their own, its interval the
+   * longest of theirs (every part is read at least that often), its hot pages listed.
+   */
+  private shaped(p: ProjectPlan, passed: ReadonlySet<string>, floorMs: number): PagedProjectPlan {
     if (!passed.has(p.projectId)) return p;
-    const own = candidates
-      .filter((c) => c.projectId === p.projectId)
-      .map((c) => this.items.get(c.key) ?? { ...c, intervalMs: bound });
-    const pages = own.filter((item) => item.page !== undefined && item.intervalMs < bound);
+    const own = [...this.items.values()].filter((item) => item.projectId === p.projectId);
+    // Hot: polled more often than the floor.
+    const pages = own.filter((item) => item.page !== undefined && item.intervalMs < floorMs);
     const hotPages = pages
       .sort((a, b) => a.intervalMs - b.intervalMs)
       .slice(0, HOT_PAGES_SHOWN)
       .map((item) => ({ page: item.page!, intervalMs: Math.round(item.intervalMs) }));
-    const lists = own.find((item) => item.page === undefined && item.intervalMs < bound);
-    // A change waits half the interval of what looks at it: its page's polls, else the passes.
+    const lists = own.find((item) => item.page === undefined);
+    // A change waits half the interval of the poll that looks at it.
     const rate = own.reduce((sum, item) => sum + item.ratePerMs, 0);
     const waits = own.reduce((sum, item) => sum + item.ratePerMs * (item.intervalMs / 2), 0);
-    const passEvery = passInterval(bound);
+    const longest = Math.max(...own.map((item) => item.intervalMs));
     return {
       ...p,
       // The project's rate is its pages' and side lists' together.
       ratePerHour: rate * 3_600_000,
-      intervalMs: passEvery,
-      offsetMs: Math.min(p.offsetMs, passEvery),
-      expectedStalenessMs: rate > 0 ? waits / rate : bound / 2,
+      intervalMs: Math.round(longest),
+      offsetMs: Math.min(p.offsetMs, longest),
+      expectedStalenessMs: rate > 0 ? waits / rate : longest / 2,
+      partsPolled: true,
       ...(hotPages.length > 0 ? { hotPages } : {}),
       ...(lists ? { listsIntervalMs: Math.round(lists.intervalMs) } : {}),
     };
@@ -270,9 +306,29 @@ export class PagePolls {
     lastPassAt: (projectId: string) => number | undefined = (projectId) =>
       this.options.facts().find((fact) => fact.id === projectId)?.lastPassAt,
   ): { key: string; at: number } | undefined {
-    const now = this.options.clock.now();
-    const passes = new Map(this.options.facts().map((fact) => [fact.id, lastPassAt(fact.id)]));
     let best: { key: string; at: number } | undefined;
+    for (const due of this.dueTimes(lastPassAt))
+      if (best === undefined || due.at < best.at) best = due;
+    return best;
+  }
+
+  /** When each project's next item is due (for `status`: a project polled by parts). */
+  nextByProject(lastPassAt: (projectId: string) => number | undefined): Map<string, number> {
+    const next = new Map<string, number>();
+    for (const { key, at } of this.dueTimes(lastPassAt)) {
+      const projectId = this.items.get(key)!.projectId;
+      next.set(projectId, Math.min(at, next.get(projectId) ?? Infinity));
+    }
+    return next;
+  }
+
+  /** Every item's due time. */
+  private dueTimes(lastPassAt: (projectId: string) => number | undefined) {
+    const now = this.options.clock.now();
+    const passes = new Map(
+      this.options.facts().map((fact) => [fact.id, this.passLook(fact.id, lastPassAt(fact.id))]),
+    );
+    const due: { key: string; at: number }[] = [];
     let index = 0;
     for (const item of this.items.values()) {
       index += 1;
@@ -285,17 +341,40 @@ export class PagePolls {
         this.firstPlanned.set(item.key, now + (item.intervalMs * (index % 97)) / 97);
       }
       let at = looked + item.intervalMs;
-      if (!this.lastPolled.has(item.key)) at = Math.max(at, this.firstPlanned.get(item.key)!);
+      // Never later than the floor after the last look: the bound holds through the stagger.
+      if (!this.lastPolled.has(item.key)) {
+        at = Math.min(Math.max(at, this.firstPlanned.get(item.key)!), looked + this.floorMs);
+      }
       if (!Number.isFinite(at)) at = now;
-      if (best === undefined || at < best.at) best = { key: item.key, at };
+      due.push({ key: item.key, at });
     }
-    return best;
+    return due;
+  }
+
+  /**
+   * When a project's last pass looked at its parts: when it began (it read them before its
+   * commit, which is what `lastPassAt` tells), or the commit when that pass is not known here
+   * (another daemon's, or one from before a restart).
+   */
+  private passLook(projectId: string, lastPassAt: number | undefined): number | undefined {
+    const began = this.passBegan.get(projectId);
+    return began !== undefined && lastPassAt !== undefined
+      ? Math.min(began, lastPassAt)
+      : lastPassAt;
+  }
+
+  /** A pass of a project ended: its parts were looked at when it began. */
+  passed(result: ProjectSyncResult): void {
+    if (result.ok && result.startedAt !== undefined) {
+      this.passBegan.set(result.projectId, result.startedAt);
+    }
   }
 
   /** The wall clock stepped back (`stepMs` < 0): the times polled and planned move back with it. */
   wallStepped(stepMs: number): void {
     for (const [key, at] of this.lastPolled) this.lastPolled.set(key, at + stepMs);
     for (const [key, at] of this.firstPlanned) this.firstPlanned.set(key, at + stepMs);
+    for (const [id, at] of this.passBegan) this.passBegan.set(id, at + stepMs);
   }
 
   /** Polls the item `key` now; a failure is logged (the item is tried again one interval on). */
@@ -335,6 +414,26 @@ export class PagePolls {
     this.dirty.add(key);
   }
 
+  /** Forgets the estimates of the pages and side lists of projects no longer mirrored. */
+  async forget(projectIds: readonly string[]): Promise<void> {
+    if (projectIds.length === 0) return;
+    const gone = new Set(projectIds);
+    const ofGone = (key: string) => gone.has(key.replace(/#(p\d+|lists)$/, ''));
+    const keys = this.rates
+      .kept()
+      .map((row) => row.key)
+      .filter(ofGone);
+    this.rates.retain((key) => !ofGone(key));
+    for (const key of keys) this.dirty.delete(key);
+    for (const [key, item] of this.items) if (gone.has(item.projectId)) this.items.delete(key);
+    if (keys.length === 0) return;
+    try {
+      await this.options.state.deleteChangeRates(keys);
+    } catch (error) {
+      this.options.logger.warn({ err: errorLine(error) }, 'could not forget the page estimates');
+    }
+  }
+
   /** Keeps the estimates observed since the last save; a failure is tried again later. */
   async save(): Promise<void> {
     if (this.dirty.size === 0) return;
@@ -352,7 +451,12 @@ export class PagePolls {
   }
 }
 
-/** How often a project whose pages are polled on their own is passed whole: within its bound. */
-function passInterval(bound: number): number {
-  return bound - Math.min(PASS_SLACK_MS, bound / 10);
+/**
+ * The longest interval of an item's polls: within the bound, less a slack for polls queued
+ * behind others: twice the time all items take at one request a second (they fall due together
+ * after a reconcile), at least `POLL_SLACK_MS`, at most a tenth of the bound.
+ */
+function itemBound(bound: number, itemsCost: number): number {
+  const slack = Math.min(bound / 10, Math.max(POLL_SLACK_MS, 2 * itemsCost * 1000));
+  return Math.max(MIN_ITEM_INTERVAL_MS, bound - slack);
 }

@@ -9,6 +9,7 @@ import type { DiskWatch } from './disk-watch.js';
 import type { FailureLog } from './failure-log.js';
 import type { Freshness } from './freshness.js';
 import type { ListingRetry } from './listing-retry.js';
+import type { PagePolls } from './page-polls.js';
 import type { PlanFacts } from './plan-facts.js';
 import type { MissedWork } from './missed.js';
 import type { PlanLedger } from './planner.js';
@@ -24,6 +25,8 @@ export interface PassesOptions {
   projects: readonly string[] | undefined;
   scheduler: Pick<PollScheduler, 'recordResult' | 'mark' | 'forget'>;
   rates: Pick<PollRates, 'passed' | 'forget'>;
+  /** The single-page polls, whose items a pass looked at when it began. */
+  parts: Pick<PagePolls, 'passed' | 'forget'>;
   /** Times the changes a pass wrote (`/metrics`). */
   staleness: Pick<ObservedStaleness, 'passed'>;
   freshness: Pick<Freshness, 'passed'>;
@@ -96,6 +99,7 @@ export class Passes {
     }
     if (!signal.aborted) for (const id of failed) scheduler.recordResult(id, false);
     await this.options.rates.forget(report.removedProjects);
+    await this.options.parts.forget(report.removedProjects);
     await facts.refresh();
     // A project neither listed nor mirrored (its first pass failed, then it went) is not tried
     // again. Only a complete listing says so (a token that failed to list may still see it).
@@ -121,6 +125,7 @@ export class Passes {
   /** A pass that passed after the realtime channel connected makes its project current. */
   private notePassed(result: ProjectSyncResult): void {
     this.options.rates.passed(result);
+    this.options.parts.passed(result);
     this.options.staleness.passed(result);
     if (result.ok && result.startedAt !== undefined) {
       this.options.freshness.passed(result.projectId, result.startedAt);

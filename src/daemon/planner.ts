@@ -96,7 +96,7 @@ export interface PlanLedgerOptions {
   clock: Clock;
   logger: Logger;
   planner: Pick<Planner, 'plan' | 'observeForeignUse'>;
-  scheduler: Pick<PollScheduler, 'dueTimes'>;
+  scheduler: Pick<PollScheduler, 'nextPolls'>;
   notes: Pick<StateNotes, 'save'>;
   /** Saves what the governors learned and the routing. */
   persistBudget: () => Promise<void>;
@@ -121,7 +121,7 @@ export class PlanLedger {
     });
     try {
       const plan = planner.plan();
-      const next = Object.fromEntries(this.options.scheduler.dueTimes(plan));
+      const next = Object.fromEntries(this.options.scheduler.nextPolls(plan));
       await this.options.notes.save(
         STATE_KEYS.plan,
         { ...planSummary(plan), next },

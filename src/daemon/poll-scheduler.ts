@@ -47,6 +47,8 @@ export interface PollSchedulerOptions {
       lastPassAt: (projectId: string) => number | undefined,
     ) => { key: string; at: number } | undefined;
     poll: (key: string, signal: AbortSignal) => Promise<void>;
+    /** When each project's next item is due, given each project's last pass. */
+    nextByProject: (lastPassAt: (projectId: string) => number | undefined) => Map<string, number>;
     /** The wall clock stepped back by `-stepMs`: the items' own times move back with it. */
     wallStepped: (stepMs: number) => void;
   };
@@ -184,12 +186,14 @@ export class PollScheduler {
         at = (this.firstPlanned.get(id) ?? plan.computedAt) + project.offsetMs;
       }
       if (attempted !== undefined) at = Math.max(at, attempted + project.intervalMs);
+      // Its parts are polled on their own: a pass only when one is asked for.
+      if (project.partsPolled === true) at = Infinity;
       const failing = this.failing.get(id);
       // A failed pass makes the project due sooner than its next slot, never later.
       if (failing !== undefined) at = Math.min(at, failing.retryAt);
       const once = this.dueOnce.get(id);
       if (once !== undefined) at = Math.min(at, once);
-      due.set(id, at);
+      if (Number.isFinite(at)) due.set(id, at);
     }
     // A project the plan does not know yet (its first pass failed before the mirror held it, or
     // an event the store could not take named it) is due as its failure or its due time says:
@@ -207,6 +211,17 @@ export class PollScheduler {
       if (attempted !== undefined) at = Math.max(at, attempted + FAILED_PASS_MIN_RETRY_MS);
       due.set(id, at);
     }
+    return due;
+  }
+
+  /**
+   * When each project is next read: its pass's due time (`dueTimes`), or, for a project whose
+   * parts are polled on their own, its next part's, whichever comes first.
+   */
+  nextPolls(plan: DailyPlan): Map<string, number> {
+    const due = this.dueTimes(plan);
+    const parts = this.options.items?.nextByProject((projectId) => this.shiftedLastPass(projectId));
+    for (const [id, at] of parts ?? []) due.set(id, Math.min(at, due.get(id) ?? Infinity));
     return due;
   }
 

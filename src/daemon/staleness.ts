@@ -41,6 +41,11 @@ export class ObservedStaleness {
     for (const at of result.changedAt ?? []) this.changedAtMs(at);
   }
 
+  /** The tasks a single-page poll wrote, each made at its `changedAt` (ms). */
+  polled(changedAt: readonly number[]): void {
+    for (const at of changedAt) this.changedAtMs(at);
+  }
+
   private changedAtMs(at: number): void {
     if (this.listeners.size === 0 || !Number.isFinite(at)) return;
     // A service clock ahead of ours reads as no wait, not a negative one.

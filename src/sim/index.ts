@@ -89,6 +89,7 @@ export type {
   PageHook,
 } from './faults.js';
 export type { RequestLogEntry, RequestLogFilter, RequestLogView } from './request-log.js';
+export { PartReads } from './part-reads.js';
 export { REALTIME_PATH, type RealtimeControl } from './realtime.js';
 export { SimService, type ProjectSnapshot, type TaskFields } from './service/service.js';
 export type { ProjectChanges, ProjectInput, TokenInput } from './service/projects.js';

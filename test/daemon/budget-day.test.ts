@@ -2,25 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../fixtures/clock.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { settle, startTestDaemon } from './fixtures.js';
-import type { Simulator } from '../../src/sim/index.js';
+import { MAX_PAGE_SIZE, PartReads, type Simulator } from '../../src/sim/index.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 
 const HOUR = 3_600_000;
 const TOKEN = 'glt_test_daemon_budget';
 
-/** Each project's last consistent pass. */
-function lastPasses(db: import('better-sqlite3').Database): Map<string, number> {
-  const rows = db.prepare('SELECT project_id, last_pass_at FROM sync_state').raw().all() as [
+/** Each project's tasks, as its last consistent pass counted them. */
+function taskCounts(db: import('better-sqlite3').Database): Map<string, number> {
+  const rows = db.prepare('SELECT project_id, total_count FROM sync_state').raw().all() as [
     string,
-    string,
+    number,
   ][];
-  return new Map(rows.map(([id, at]) => [id, Date.parse(at)]));
+  return new Map(rows);
 }
 
 /**
  * Steps the fake clock from one wake-up to the next until `until`, calling `onHour` every hour.
- * Returns the worst staleness seen, as a ratio to the bound the plan gave after each pass (or
- * gives now, if it has since lengthened).
+ * Returns the worst staleness seen: for each project, the time since the oldest last read of
+ * any of its parts (each task page, its record, each side list: the simulator's request log
+ * says), as a ratio to the bound the plan gave when that read was made (or gives now, if it has
+ * since lengthened).
  */
 async function simulateDay(
   clock: FakeClock,
@@ -33,6 +35,10 @@ async function simulateDay(
   let nextChange = clock.now() + HOUR;
   let worstRatio = 0;
   const promised = new Map<string, { at: number; boundMs: number }>();
+  const reads = new PartReads(
+    sim.requestLog,
+    sim.service.listProjects().map((project) => project.id),
+  );
   while (clock.now() < until) {
     if (clock.now() >= nextChange) {
       onHour();
@@ -41,7 +47,9 @@ async function simulateDay(
     const target = Math.min(clock.nextWakeAt ?? until, nextChange, until);
     await clock.advance(Math.max(0, target - clock.now()));
     await settle(clock, sim, 2);
-    for (const [projectId, at] of lastPasses(db)) {
+    reads.update();
+    for (const [projectId, tasks] of taskCounts(db)) {
+      const at = reads.oldest(projectId, tasks, MAX_PAGE_SIZE);
       if (promised.get(projectId)?.at !== at) {
         promised.set(projectId, { at, boundMs: daemon.plan().stalenessBoundMs });
       }

@@ -91,6 +91,19 @@ describe('the poll plan by change rate', () => {
     expect(quiet.intervalMs).toBeLessThanOrEqual(plan.maxStalenessMs!);
     expect(plan.boundHeld).toBe(true);
     expect(sim.requestLog.count({ status: 429 })).toBe(0);
+    // The quiet project's parts are polled on their own, each within the bound (the service's
+    // request log says when each was read), with no full pass at the bound.
+    expect(quiet.partsPolled).toBe(true);
+    const readTimes = (route: 'listTasks' | 'listMembers') =>
+      sim.requestLog
+        .filter({ route, where: (entry) => entry.path.startsWith('/v1/projects/p_2/') })
+        .map((entry) => entry.time);
+    for (const route of ['listTasks', 'listMembers'] as const) {
+      const times = [...readTimes(route), clock.now()];
+      expect(times.length).toBeGreaterThan(3);
+      const gaps = times.slice(1).map((at, i) => at - times[i]!);
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(plan.maxStalenessMs!);
+    }
 
     // status and /metrics show each project's rate, interval and expected staleness.
     const status = await gatherStatus(inlineStore(db, { clock: systemClock }), clock.now());

@@ -251,3 +251,66 @@ describe('PollScheduler', () => {
     await stop();
   });
 });
+
+describe('PollScheduler, a project whose parts are polled on their own', () => {
+  it('passes it only when asked (a due time, a failed pass), never at its interval', async () => {
+    const clock = new FakeClock();
+    const start = clock.now();
+    const polls: [string, number][] = [];
+    const plan = fixedPlan(clock, HOUR);
+    let failOnce = true;
+    const scheduler = new PollScheduler({
+      clock,
+      logger: pino({ level: 'silent' }),
+      plan: () => {
+        const current = plan();
+        return {
+          ...current,
+          projects: current.projects.map((p) => ({ ...p, partsPolled: p.projectId === 'a' })),
+        };
+      },
+      poll: async (projectId) => {
+        polls.push([projectId, (clock.now() - start) / 60_000]);
+        if (projectId === 'a' && failOnce) {
+          failOnce = false;
+          return false;
+        }
+        return true;
+      },
+      lastPassAt: () => start,
+    });
+    scheduler.dueAt('a', start + HOUR / 2);
+    const controller = new AbortController();
+    const done = scheduler.run(controller.signal);
+    await flushMicrotasks();
+    await clock.advance(5 * HOUR);
+    controller.abort();
+    await done;
+    const a = polls.filter(([id]) => id === 'a').map(([, minute]) => minute);
+    // Once when made due, once more when that pass failed (after its backoff), then never.
+    expect(a).toHaveLength(2);
+    expect(a[0]).toBe(30);
+    expect(a[1]).toBeLessThan(31);
+    // The other project keeps its interval.
+    expect(polls.filter(([id]) => id === 'b').length).toBeGreaterThanOrEqual(4);
+    // status shows the project's next read as its next part's, when the items say so.
+    const next = new PollScheduler({
+      clock,
+      logger: pino({ level: 'silent' }),
+      plan: () => plan(),
+      poll: async () => true,
+      lastPassAt: () => start,
+      items: {
+        next: () => undefined,
+        poll: async () => {},
+        nextByProject: () => new Map([['a', start + 7]]),
+        wallStepped: () => {},
+      },
+    }).nextPolls({
+      ...plan(),
+      projects: plan().projects.map((p) => ({ ...p, partsPolled: p.projectId === 'a' })),
+    });
+    expect(next.get('a')).toBe(start + 7);
+    expect(next.get('b')).toBeGreaterThan(start);
+  });
+});

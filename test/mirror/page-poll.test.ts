@@ -32,7 +32,12 @@ describe('single-page polls', () => {
 
     const result = await mirror.pollPage('p1', 2);
 
-    expect(result.outcome).toEqual({ kind: 'written', rows: 1 });
+    // With the written task's updatedAt, for the staleness histogram.
+    expect(result.outcome).toEqual({
+      kind: 'written',
+      rows: 1,
+      changedAt: [Date.parse('2026-02-01T00:00:00.000Z')],
+    });
     const name = db.prepare('SELECT name FROM tasks WHERE id = ?').pluck();
     expect(name.get('p1-t14')).toBe('renamed');
     // The task row and its history row; nothing else.

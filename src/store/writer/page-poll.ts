@@ -32,7 +32,11 @@ export interface PolledPage {
  */
 export type PagePollOutcome =
   | { kind: 'unchanged' }
-  | { kind: 'written'; rows: number }
+  | {
+      kind: 'written';
+      rows: number;
+      /** Each written task's `updatedAt`, in ms. */ changedAt: number[];
+    }
   | { kind: 'escalate'; reason: string }
   | { kind: 'busy' };
 
@@ -80,6 +84,7 @@ export async function applyPolledPage(
       return { kind: 'escalate', reason: `the rows of page ${page} shifted` };
     }
     const changes: RecordChange[] = [];
+    const written: Task[] = [];
     // The mirror's copies in one read, not a query a task.
     const heldAll = await store.tasks.findEach(ids);
     for (let i = 0; i < tasks.length; i++) {
@@ -89,6 +94,7 @@ export async function applyPolledPage(
         continue;
       }
       changes.push({ op: 'put', type: 'task', projectId, record: tasks[i]! });
+      written.push(tasks[i]!);
     }
     let rows = 0;
     if (changes.length > 0) {
@@ -99,7 +105,9 @@ export async function applyPolledPage(
       rows = outcome === 'changed' ? changes.length : 0;
     }
     await store.taskPages.put(projectId, pageSize, page, polled.etag, polled.texts, isoTime(now));
-    return rows > 0 ? { kind: 'written', rows } : { kind: 'unchanged' };
+    if (rows === 0) return { kind: 'unchanged' };
+    const changedAt = written.map((task) => Date.parse(task.updatedAt ?? ''));
+    return { kind: 'written', rows, changedAt: changedAt.filter(Number.isFinite) };
   });
 }
 
