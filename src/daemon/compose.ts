@@ -26,7 +26,7 @@ import { PlanFacts } from './plan-facts.js';
 import { MissedWork } from './missed.js';
 import { Passes } from './passes.js';
 import { PlanLedger, Planner } from './planner.js';
-import { PagePolls } from './page-polls.js';
+import { PagePolls, type PagedProjectPlan } from './page-polls.js';
 import { PollRates } from './poll-rates.js';
 import { PollScheduler } from './poll-scheduler.js';
 import { RealtimeLinks } from './realtime-links.js';
@@ -309,6 +309,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const { refusal, metricsSources, endpoint } = observers(options, {
     staleness,
     planner,
+    pagePolls,
     realtimeStatus,
     storeWatch,
     walWatch,
@@ -351,6 +352,7 @@ function observers(
   parts: {
     staleness: ObservedStaleness;
     planner: Planner;
+    pagePolls: Pick<PagePolls, 'escalated'>;
     realtimeStatus: RealtimeStatus;
     storeWatch: StoreWatch;
     walWatch: WalWatch;
@@ -379,7 +381,9 @@ function observers(
         ratePerHour: p.ratePerHour,
         intervalMs: p.intervalMs,
         expectedStalenessMs: p.expectedStalenessMs,
+        hotPages: (p as PagedProjectPlan).hotPages,
       })),
+    pagePollEscalations: () => parts.pagePolls.escalated,
   };
   const health = daemonHealth({
     ...parts,

@@ -54,6 +54,8 @@ export interface MetricsSources {
   disk?(): DiskState;
   /** Each project's place in the poll plan; none when absent. */
   pollPlan?(): PlannedPoll[];
+  /** Page polls that turned into a full pass since start. */
+  pagePollEscalations?(): number;
 }
 
 /** The database's disk as the metrics show it. */
@@ -69,6 +71,8 @@ export interface PlannedPoll {
   ratePerHour?: number | undefined;
   intervalMs: number;
   expectedStalenessMs: number;
+  /** Its most often polled pages, when the plan polls its pages on their own. */
+  hotPages?: readonly { page: number; intervalMs: number }[] | undefined;
 }
 
 /** What the metrics say about the build. */
@@ -304,6 +308,29 @@ function planGauges(sources: MetricsSources, registers: Registry[]): void {
     labelNames: ['project'],
     registers,
     collect: figure((poll) => poll.intervalMs / 1000),
+  });
+  new Gauge({
+    name: 'projmirror_hot_page_poll_interval_seconds',
+    help: 'How often the poll plan polls the hot pages of each project (its most often polled), in seconds',
+    labelNames: ['project', 'page'],
+    registers,
+    collect() {
+      this.reset();
+      for (const poll of sources.pollPlan?.() ?? []) {
+        for (const hot of poll.hotPages ?? []) {
+          this.set({ project: poll.projectId, page: String(hot.page) }, hot.intervalMs / 1000);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: 'projmirror_page_poll_escalations_total',
+    help: 'Single-page polls that could not be applied alone (a task created or deleted, rows shifted) and turned into a full pass',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(sources.pagePollEscalations?.() ?? 0);
+    },
   });
   new Gauge({
     name: 'projmirror_project_expected_staleness_seconds',

@@ -126,6 +126,8 @@ export class PagePolls {
   private escalations: { at: number; cost: number }[] = [];
   /** Each planned project's poll cost, from the last plan shaped. */
   private costs = new Map<string, number>();
+  /** Page polls that turned into a full pass since start (`/metrics`). */
+  escalated = 0;
   /** The kept estimates' load, begun with the first look at the schedule. */
   private loading: Promise<void> | undefined;
 
@@ -398,6 +400,7 @@ export class PagePolls {
           );
           const cost = this.costs.get(item.projectId) ?? 0;
           this.escalations.push({ at: this.options.clock.now(), cost });
+          this.escalated += 1;
           await this.options.escalate(item.projectId, signal);
         }
       }

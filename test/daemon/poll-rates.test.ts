@@ -129,6 +129,11 @@ describe('the poll plan by change rate', () => {
     expect(text).toContain(
       `projmirror_project_expected_staleness_seconds{project="p_2"} ${quiet.expectedStalenessMs / 1000}`,
     );
+    // The busy project's hot page, and how many page polls turned into passes (edits only: none).
+    expect(text).toContain(
+      `projmirror_hot_page_poll_interval_seconds{project="p_1",page="1"} ${(busy as PagedProjectPlan).hotPages![0]!.intervalMs / 1000}`,
+    );
+    expect(text).toContain('projmirror_page_poll_escalations_total 0');
     await first.stop();
 
     const kept = db
