@@ -119,6 +119,8 @@ export class PagePolls {
   private floorMs = Infinity;
   private readonly lastPolled = new Map<string, number>();
   private readonly firstPlanned = new Map<string, number>();
+  /** The page whose poll asked for a pass of each project, until that pass ends. */
+  private readonly askedPass = new Map<string, number>();
   /** When each project's last pass seen here began. */
   private readonly passBegan = new Map<string, number>();
   private readonly dirty = new Set<string>();
@@ -128,6 +130,7 @@ export class PagePolls {
   private costs = new Map<string, number>();
   /** Page polls that turned into a full pass since start (`/metrics`). */
   escalated = 0;
+  private loaded = false;
   /** The kept estimates' load, begun with the first look at the schedule. */
   private loading: Promise<void> | undefined;
 
@@ -149,6 +152,7 @@ export class PagePolls {
     } catch (error) {
       this.options.logger.warn({ err: errorLine(error) }, 'could not read the page estimates');
     }
+    this.loaded = true;
   }
 
   /**
@@ -365,11 +369,26 @@ export class PagePolls {
       : lastPassAt;
   }
 
-  /** A pass of a project ended: its parts were looked at when it began. */
+  /**
+   * A pass of a project ended: its parts were looked at when it began, and each page it asked
+   * with a kept ETag is an observation of that page's estimate (changed since its last look, or
+   * not), as a page poll's is.
+   */
   passed(result: ProjectSyncResult): void {
     if (result.ok && result.startedAt !== undefined) {
       this.passBegan.set(result.projectId, result.startedAt);
     }
+    // A page whose poll asked for this pass was observed by that poll, which kept no ETag.
+    const asked = this.askedPass.get(result.projectId);
+    this.askedPass.delete(result.projectId);
+    const looks = (result.pageLooks ?? []).filter((look) => look.page !== asked);
+    if (looks.length === 0) return;
+    const observe = () => {
+      for (const look of looks) this.observe(itemKey(result.projectId, look.page), look.changed);
+    };
+    // After the kept estimates are in, so that the load does not overwrite them.
+    if (this.loaded) observe();
+    else void this.load().then(observe);
   }
 
   /** The wall clock stepped back (`stepMs` < 0): the times polled and planned move back with it. */
@@ -400,6 +419,7 @@ export class PagePolls {
           );
           const cost = this.costs.get(item.projectId) ?? 0;
           this.escalations.push({ at: this.options.clock.now(), cost });
+          this.askedPass.set(item.projectId, item.page);
           this.escalated += 1;
           await this.options.escalate(item.projectId, signal);
         }

@@ -14,6 +14,8 @@ export interface PassCounters {
   requests: number;
   pagesRead: number;
   pagesNotModified: number;
+  /** Each page asked with a kept ETag: whether it changed since (a 200) or not (a 304). */
+  looks: Map<number, boolean>;
 }
 
 /** How an attempt ended: the pages that hold the collection, or why it must be repeated. */
@@ -135,12 +137,14 @@ export class TaskPager {
         throw new MalformedResponseError(context, '304 Not Modified to a request without ETag');
       }
       counters.pagesNotModified += 1;
+      counters.looks.set(page, false);
       const total = answer.totalCount;
       const read: PageRead = { page, notModified: true, totalCount: total };
       return { read, count: kept.rowCount, totalCount: total };
     }
     // The page was checked where it entered (`RemoteApi` returns checked pages).
     const { rows, totalCount: total } = answer;
+    if (kept?.etag != null) counters.looks.set(page, true);
     const read: PageRead = { page, notModified: false, etag: answer.etag, rows, totalCount: total };
     return { read, count: rows.length, totalCount: total };
   }

@@ -45,7 +45,12 @@ export class ProjectPass {
   private readonly deps: PassDeps;
   private readonly listed: Project | undefined;
   private readonly call: SyncOptions;
-  private readonly counters: PassCounters = { requests: 0, pagesRead: 0, pagesNotModified: 0 };
+  private readonly counters: PassCounters = {
+    requests: 0,
+    pagesRead: 0,
+    pagesNotModified: 0,
+    looks: new Map(),
+  };
   private startedAt: number | undefined;
   private written: PassWritten = { rows: 0, history: 0, tasks: 0, changedAt: [] };
   private attempts = 0;
@@ -194,6 +199,7 @@ export class ProjectPass {
       requests: this.counters.requests,
       pagesRead: this.counters.pagesRead,
       pagesNotModified: this.counters.pagesNotModified,
+      pageLooks: [...this.counters.looks].map(([page, changed]) => ({ page, changed })),
       rowsWritten: this.written.rows,
       historyWritten: this.written.history,
       tasks: this.written.tasks,

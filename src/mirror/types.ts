@@ -91,6 +91,11 @@ export interface ProjectSyncResult {
   pagesRead: number;
   /** Task pages answered 304 and reused. */
   pagesNotModified: number;
+  /**
+   * The pages it asked with a kept ETag, and whether each had changed since (a 200) or not (a
+   * 304): observations for the pages' change-rate estimates.
+   */
+  pageLooks?: { page: number; changed: boolean }[];
   /** Mirrored records (project, tasks, members, resources, dependencies) inserted, updated or deleted. */
   rowsWritten: number;
   /** `task_history` rows appended. */

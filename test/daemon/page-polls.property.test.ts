@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ChangeRates } from '../../src/budget/change-rates.js';
+import type { ChangeRateState } from '../../src/budget/change-rate.js';
 import { planDay } from '../../src/budget/plan.js';
 import { PAGE_POLL_COST, LISTS_POLL_COST, PagePolls } from '../../src/daemon/page-polls.js';
 import { FakeClock } from '../fixtures/clock.js';
@@ -134,5 +135,89 @@ describe('the single-page poll plan', () => {
     expect(deleted).toEqual([['p_1#p1', 'p_1#p12', 'p_1#lists']]);
     await polls.forget(['p_1']);
     expect(deleted).toHaveLength(1);
+  });
+
+  it("counts a pass's pages as observations of their estimates, but not the page whose poll asked for it", async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 28, 0, 0, 0));
+    const saved = new Map<string, ChangeRateState>();
+    const facts = [{ id: 'p_1', taskCount: 1_500, lastPassAt: clock.now() }];
+    const pass = (pageLooks: { page: number; changed: boolean }[]) => ({
+      projectId: 'p_1',
+      ok: true,
+      startedAt: clock.now(),
+      requests: 0,
+      pagesRead: 0,
+      pagesNotModified: 0,
+      pageLooks,
+      rowsWritten: 0,
+      historyWritten: 0,
+      tasks: 1_500,
+      attempts: 1,
+      backfill: false,
+    });
+    const polls: PagePolls = new PagePolls({
+      clock,
+      logger: pino({ level: 'silent' }),
+      state: {
+        changeRates: async () => [],
+        saveChangeRates: async (rows) =>
+          rows.forEach((row) => saved.set(row.key, row.state as ChangeRateState)),
+        deleteChangeRates: async () => {},
+      },
+      pageSize: PAGE_SIZE,
+      facts: () => facts,
+      pollPage: async (projectId, page) => ({
+        projectId,
+        page,
+        requests: 1,
+        notModified: false,
+        outcome: { kind: 'escalate', reason: 'X-Total-Count moved from 1500 to 1501' },
+      }),
+      pollLists: async () => {
+        throw new Error('not polled here');
+      },
+      // The pass the poll asked for read all three pages, all changed since their last look.
+      escalate: async () => polls.passed(pass([1, 2, 3].map((page) => ({ page, changed: true })))),
+      afterRequests: async () => {},
+    });
+    await polls.load();
+    // A first pass looks at the pages (nothing to compare with yet); an hour later another finds
+    // pages 1 and 2 unchanged and 3 changed.
+    polls.passed(pass([1, 2, 3].map((page) => ({ page, changed: true }))));
+    await clock.advance(HOUR);
+    polls.passed(
+      pass([
+        { page: 1, changed: false },
+        { page: 2, changed: false },
+        { page: 3, changed: true },
+      ]),
+    );
+    await polls.load();
+    await polls.save();
+    const pollsOf = (key: string) =>
+      saved.get(key)?.buckets.reduce((sum, bucket) => sum + bucket.polls, 0) ?? 0;
+    const changesOf = (key: string) =>
+      saved.get(key)?.buckets.reduce((sum, bucket) => sum + bucket.changed, 0) ?? 0;
+    expect([pollsOf('p_1#p1'), pollsOf('p_1#p3')]).toEqual([1, 1]);
+    expect([changesOf('p_1#p1'), changesOf('p_1#p3')]).toEqual([0, 1]);
+    // Page 2's poll finds the total moved and asks for a pass: page 2 counts once (its poll's).
+    const plan = planDay({
+      now: clock.now(),
+      resetAt: clock.now() + 12 * HOUR,
+      quotaLimit: 5_000,
+      quotaRemaining: 2_500,
+      foreignRatePerHour: 0,
+      realtimeConnected: false,
+      projects: [{ id: 'p_1', taskCount: 1_500 }],
+      rates: new Map([['p_1', 1 / HOUR]]),
+    });
+    polls.shape(plan);
+    await clock.advance(HOUR);
+    await polls.poll('p_1#p2', new AbortController().signal);
+    await polls.save();
+    // Weights decay with time: two polls an hour apart weigh a little under 2.
+    for (const page of [1, 2, 3]) expect(pollsOf(`p_1#p${page}`)).toBeCloseTo(2, 0);
+    expect(pollsOf('p_1#p2')).toBeLessThan(2.5);
+    expect(polls.escalated).toBe(1);
   });
 });

@@ -56,7 +56,7 @@ function pager(remote: FakeRemote, writer: PageWriter) {
     projectId: 'p1',
     pageSize: 10,
     backfill: true,
-    counters: { requests: 0, pagesRead: 0, pagesNotModified: 0 },
+    counters: { requests: 0, pagesRead: 0, pagesNotModified: 0, looks: new Map() },
     call: {},
     onProgress: undefined,
   });
