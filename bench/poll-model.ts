@@ -17,6 +17,7 @@ import {
   ChangeRates,
   DEFAULT_RESERVE_SHARE,
   planDay,
+  pollCost,
   type KeptChangeRate,
 } from '../src/budget/index.js';
 import { Prng } from '../src/sim/index.js';
@@ -47,6 +48,8 @@ export interface ModelOutcome {
   worstSeenMs?: number;
   /** The estimates at the end of the day, to carry into the next. */
   kept: KeptChangeRate[];
+  /** Of the requests, those the full passes that page polls turned into cost. */
+  escalatedRequests?: number;
 }
 
 /** The changes' staleness, a never-seen change stale until `end`. */
@@ -173,6 +176,12 @@ export function pageSchedule(
   requestsPerDay: number,
   maxStalenessMs: number,
   learn: false | readonly KeptChangeRate[],
+  /**
+   * Whether a page poll that finds its project's task count moved (a task created or deleted
+   * since the project's last full read) turns into a full pass of the project, as the daemon's
+   * does: it costs a project poll and sees every pending change of the project.
+   */
+  escalate = false,
 ): ModelOutcome {
   const REPLAN_MS = 15 * 60_000;
   const end = day.start + DAY_MS;
@@ -191,6 +200,8 @@ export function pageSchedule(
   let nextChange = 0;
   let requests = 0;
   let worstGapOverBound = 0;
+  const countMoved = day.projects.map(() => false);
+  let escalatedRequests = 0;
   for (;;) {
     if (now - plannedAt >= REPLAN_MS) {
       const left = Math.max(0, requestsPerDay - requests);
@@ -219,6 +230,7 @@ export function pageSchedule(
     while (nextChange < day.changes.length && day.changes[nextChange]!.at <= at) {
       const change = day.changes[nextChange]!;
       pending[index.get(`${change.project}/${change.page}`)!]!.push(nextChange);
+      if (change.kind === 'create' || change.kind === 'delete') countMoved[change.project] = true;
       nextChange += 1;
     }
     now = at;
@@ -226,6 +238,24 @@ export function pageSchedule(
       worstGapOverBound,
       now - Math.max(day.start, lastPoll[i]!) - maxStalenessMs,
     );
+    const project = items[i]!.project;
+    if (escalate && items[i]!.page !== SIDE_LISTS && countMoved[project]!) {
+      // The page's own poll, then a full pass: every item of the project looked at.
+      const cost = SINGLE_READ_REQUESTS + pollCost(day.projects[project]!.tasks);
+      if (requests + cost > requestsPerDay) break;
+      items.forEach((item, j) => {
+        if (item.project !== project) return;
+        for (const c of pending[j]!) seenAt[c] = now;
+        if (learn) learned.observePoll(item.key, pending[j]!.length > 0);
+        pending[j] = [];
+        lastPoll[j] = now;
+      });
+      countMoved[project] = false;
+      escalatedRequests += cost;
+      requests += cost;
+      now += cost * 1_000;
+      continue;
+    }
     for (const c of pending[i]!) seenAt[c] = now;
     if (learn) learned.observePoll(items[i]!.key, pending[i]!.length > 0);
     pending[i] = [];
@@ -233,5 +263,8 @@ export function pageSchedule(
     requests += items[i]!.cost;
     now += items[i]!.cost * 1_000;
   }
-  return outcome(day, seenAt, requests, worstGapOverBound, learned.kept());
+  return {
+    ...outcome(day, seenAt, requests, worstGapOverBound, learned.kept()),
+    escalatedRequests,
+  };
 }

@@ -39,15 +39,26 @@ export interface DaemonDayOutcome extends ModelOutcome {
 
 /** Runs the daemon over `day`, polling by change rate or (`byRate` false) every project alike. */
 export async function skewedDaemonDay(day: ModelDay, byRate: boolean): Promise<DaemonDayOutcome> {
-  const started = performance.now();
-  const clock = new ManualClock(day.start - WARM_UP_MS);
+  return (await skewedDaemonDays([day], byRate))[0]!;
+}
+
+/**
+ * Runs one daemon over consecutive `days` (the same projects; the mirror, its estimates and the
+ * quota carried from one day to the next, as a daemon left running); each day's outcome.
+ */
+export async function skewedDaemonDays(
+  days: readonly ModelDay[],
+  byRate: boolean,
+): Promise<DaemonDayOutcome[]> {
+  const first = days[0]!;
+  const clock = new ManualClock(first.start - WARM_UP_MS);
   const sim = await startSimulator({
     clock,
     seed: 10,
-    projects: day.projects.length,
-    tasks: day.projects.map((p) => p.tasks),
+    projects: first.projects.length,
+    tasks: first.projects.map((p) => p.tasks),
     tokens: [TOKEN],
-    dayEpochMs: day.start,
+    dayEpochMs: first.start,
   });
   const bench = await createBenchDaemon(sim, {
     clock,
@@ -55,7 +66,6 @@ export async function skewedDaemonDay(day: ModelDay, byRate: boolean): Promise<D
     daemon: { outboxIdleMs: OUTBOX_IDLE_MS, pollByRate: byRate },
   });
   const workload = { clock, sim };
-  const end = day.start + DAY_MS;
   const db = bench.mirror.db;
   const taskName = db.prepare('SELECT name FROM tasks WHERE id = ?').pluck();
   const totals = db.prepare('SELECT project_id, total_count FROM sync_state').raw();
@@ -63,58 +73,67 @@ export async function skewedDaemonDay(day: ModelDay, byRate: boolean): Promise<D
     sim.requestLog,
     sim.service.listProjects().map((project) => project.id),
   );
-  let worstGapOverBound = -Infinity;
-  let dayBound: number | undefined;
-  /**
-   * The longest a part of a project (a page of its tasks, or its side lists: get project and the
-   * three lists) went unread, as the simulator's request log shows, past the plan's bound and
-   * its project's poll length (a pass reads its first page that long before its last).
-   */
-  const noteGaps = () => {
-    if (clock.now() < day.start) return;
-    const plan = bench.daemon.plan();
-    const cost = new Map(plan.projects.map((p) => [p.projectId, p.pollCost]));
-    // The day's bound: the default is reckoned over a whole quota day and does not move, but a
-    // plan that has spent the day's polls is an even plan without one.
-    dayBound = plan.maxStalenessMs ?? dayBound ?? plan.intervalMs;
-    const bound = dayBound;
-    looks.update();
-    for (const [id, total] of totals.all() as [string, number][]) {
-      const since = clock.now() - Math.max(day.start, looks.oldest(id, total, PAGE_TASKS));
-      const over = since - bound - (cost.get(id) ?? 0) * 1_000;
-      worstGapOverBound = Math.max(worstGapOverBound, over);
-    }
-  };
   const resourceName = db.prepare('SELECT name FROM resources WHERE id = ?').pluck();
   const ids = sim.service.listProjects().map((project) => project.id);
-  const made: Made[] = [];
-  let next = 0;
+  const outcomes: DaemonDayOutcome[] = [];
+  let dayBound: number | undefined;
   let running = false;
+  let failure: unknown;
   try {
-    let failure: unknown;
     bench.daemon.start().then(
       () => (running = true),
       (error: unknown) => (failure = error),
     );
-    while (clock.now() < end) {
-      await settle(workload, running ? IDLE_SLEEPERS : IDLE_SLEEPERS - 1);
-      if (failure !== undefined) throw failure;
-      for (const m of made) if (m.landedAt === undefined && m.landed()) m.landedAt = clock.now();
-      noteGaps();
-      const change = day.changes[next];
-      clock.stepTo(Math.min(clock.nextWakeAt ?? end, change?.at ?? end, end));
-      // Before the woken poll runs: the wait its project had.
-      noteGaps();
-      while (day.changes[next] !== undefined && day.changes[next]!.at <= clock.now()) {
-        const c = day.changes[next]!;
-        made.push(make(sim, ids[c.project]!, c, next, { taskName, resourceName }));
-        next += 1;
+    for (const [n, day] of days.entries()) {
+      const started = performance.now();
+      const end = day.start + DAY_MS;
+      let worstGapOverBound = -Infinity;
+      /**
+       * The longest a part of a project (a page of its tasks, or its side lists: get project
+       * and the three lists) went unread, as the simulator's request log shows, past the plan's
+       * bound and its project's poll length (a pass reads its first page that long before its
+       * last).
+       */
+      const noteGaps = () => {
+        if (clock.now() < day.start) return;
+        const plan = bench.daemon.plan();
+        const cost = new Map(plan.projects.map((p) => [p.projectId, p.pollCost]));
+        // The day's bound: the default is reckoned over a whole quota day and does not move,
+        // but a plan that has spent the day's polls is an even plan without one.
+        dayBound = plan.maxStalenessMs ?? dayBound ?? plan.intervalMs;
+        const bound = dayBound;
+        looks.update();
+        for (const [id, total] of totals.all() as [string, number][]) {
+          const since = clock.now() - Math.max(day.start, looks.oldest(id, total, PAGE_TASKS));
+          const over = since - bound - (cost.get(id) ?? 0) * 1_000;
+          worstGapOverBound = Math.max(worstGapOverBound, over);
+        }
+      };
+      const made: Made[] = [];
+      let next = 0;
+      while (clock.now() < end) {
+        await settle(workload, running ? IDLE_SLEEPERS : IDLE_SLEEPERS - 1);
+        if (failure !== undefined) throw failure;
+        for (const m of made) if (m.landedAt === undefined && m.landed()) m.landedAt = clock.now();
+        noteGaps();
+        const change = day.changes[next];
+        clock.stepTo(Math.min(clock.nextWakeAt ?? end, change?.at ?? end, end));
+        // Before the woken poll runs: the wait its project had.
+        noteGaps();
+        while (day.changes[next] !== undefined && day.changes[next]!.at <= clock.now()) {
+          const c = day.changes[next]!;
+          // Named apart from the days before's changes, so that each day's land on their own.
+          const name = n === 0 ? `change ${next}` : `change ${n}.${next}`;
+          made.push(make(sim, ids[c.project]!, c, next, name, { taskName, resourceName }));
+          next += 1;
+        }
+        await pause(0);
       }
-      await pause(0);
+      await settle(workload, IDLE_SLEEPERS);
+      for (const m of made) if (m.landedAt === undefined && m.landed()) m.landedAt = clock.now();
+      outcomes.push({ ...outcome(day, made, sim, end, started), worstGapOverBound });
     }
-    await settle(workload, IDLE_SLEEPERS);
-    for (const m of made) if (m.landedAt === undefined && m.landed()) m.landedAt = clock.now();
-    return { ...outcome(day, made, sim, end, started), worstGapOverBound };
+    return outcomes;
   } finally {
     await bench.stop();
     await sim.close();
@@ -127,12 +146,12 @@ function make(
   projectId: string,
   change: ModelChange,
   n: number,
+  name: string,
   mirror: {
     taskName: { get(id: string): unknown };
     resourceName: { get(id: string): unknown };
   },
 ): Made {
-  const name = `change ${n}`;
   if (change.kind === 'side') {
     const resource = sim.service.createResource(projectId, { name });
     return { change, landed: () => mirror.resourceName.get(resource.id) === name };

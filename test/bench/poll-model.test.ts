@@ -20,6 +20,13 @@ describe('the poll model', () => {
     expect(allocated.meanStalenessMs).toBeLessThan(0.8 * even.meanStalenessMs);
     expect(oracle.meanStalenessMs).toBeLessThan(allocated.meanStalenessMs);
     expect(allocated.worstGapOverBound).toBeLessThanOrEqual(0);
+    // The oracle that pays a full pass for each task count that moved: dearer, and still inside.
+    const escalating = pageSchedule(day, even.requests, 12 * 3_600_000, false, true);
+    expect(escalating.requests).toBeLessThanOrEqual(even.requests);
+    expect(escalating.escalatedRequests).toBeGreaterThan(0.1 * even.requests);
+    expect(escalating.meanStalenessMs).toBeGreaterThan(oracle.meanStalenessMs);
+    // An item may wait behind a full pass (one second a request, at most 45 pages here).
+    expect(escalating.worstGapOverBound).toBeLessThanOrEqual(60_000);
   });
 
   it('stays near even polling on a day of equal projects', () => {
