@@ -2,6 +2,13 @@
 export * from './export.js';
 export * from './format.js';
 export * from './html/index.js';
-export * from '../store/open-for-reading.js';
 export * from './report.js';
-export * from '../store/report-views.js';
+export {
+  REPORT_VIEW_NAMES,
+  REPORT_VIEWS,
+  type ReportViewName,
+  type Row,
+  type SqlValue,
+  type ViewFilter,
+  type ViewRows,
+} from '../store/port.js';
