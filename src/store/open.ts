@@ -14,8 +14,6 @@ import { sqliteConnection } from './sqlite-connection.js';
 import { applyTimeZoneToReader } from './timezone.js';
 import { openMirrorFile } from './writable.js';
 
-export type { MirrorHandle } from './handle.js';
-
 /** `--db` and, for PostgreSQL, `--db-password-file`. */
 export interface MirrorLocation {
   db: string;
