@@ -3,12 +3,4 @@ export * from './export.js';
 export * from './format.js';
 export * from './html/index.js';
 export * from './report.js';
-export {
-  REPORT_VIEW_NAMES,
-  REPORT_VIEWS,
-  type ReportViewName,
-  type Row,
-  type SqlValue,
-  type ViewFilter,
-  type ViewRows,
-} from '../store/port.js';
+export { REPORT_VIEW_NAMES, REPORT_VIEWS } from '../store/port.js';
