@@ -94,7 +94,7 @@ export class ReportUnits {
 /**
  * One snapshot of the reporting views, on the store's side: its read transaction stays open
  * across its units (on PostgreSQL with the idle-in-transaction timeout lifted, `inSnapshot`), and
- * the view it reads is a cursor there, handed over `next` by `next`.
+ * the view it reads is a cursor there, whose rows `next` hands over a batch at a time.
  */
 export class ViewSnapshotUnits {
   private readonly mirror: MirrorHandle;
