@@ -65,10 +65,10 @@ const storeInternals = [
 ];
 
 /**
- * The engines on the main thread ask the store only through its port (`store/port.ts`): what
- * runs on the store thread is the store's, out of their reach.
+ * The engines on the main thread, and the report layer, ask the store only through its port
+ * (`store/port.ts`): what runs on the store thread is the store's, out of their reach.
  */
-const ENGINES = ['mirror', 'outbox', 'realtime', 'budget', 'tokens', 'remote'];
+const ENGINES = ['mirror', 'outbox', 'realtime', 'budget', 'tokens', 'remote', 'report'];
 const portOnly = [
   {
     group: ['**/store/*', '!**/store/port.js', '**/store/*/**'],
@@ -79,13 +79,25 @@ const portOnly = [
 
 /**
  * The CLI's commands ask the store through the same port, on an inline store that `store/open.ts`
- * opens (`openStore`); that file is also where they get the mirror the report layer reads.
+ * opens; of that file they import only the functions that open one (no connection, no handle).
  */
 const cliPortOnly = [
   {
     group: ['**/store/*', '!**/store/port.js', '!**/store/open.js', '**/store/*/**'],
     message:
       'a command asks the store only through its port (store/port.ts), opened by store/open.ts: see docs/architecture.md.',
+  },
+  {
+    group: ['**/store/open.js'],
+    allowImportNames: [
+      'openStore',
+      'openEmptyStore',
+      'openReportStore',
+      'mirrorMayExist',
+      'MirrorLocation',
+    ],
+    message:
+      'a command opens the mirror as a store (openStore, openReportStore), never as a connection or a MirrorHandle: see docs/architecture.md.',
   },
 ];
 

@@ -1,20 +1,22 @@
 /**
  * The `export`: every reporting view written to its own file (`<view>.csv` or `<view>.json`) in
- * one read transaction, so the files agree with each other even while the daemon writes. Rows
- * stream to disk; each file appears whole (written beside, then renamed over the old one).
+ * one snapshot of the mirror (`ReportsPort.snapshot`), so the files agree with each other even
+ * while the daemon writes. Rows stream to disk a batch at a time; each file appears whole
+ * (written beside, then renamed over the old one).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProjmirrorError, UsageError } from '../domain/index.js';
-import { inSnapshot, type MirrorHandle } from '../store/handle.js';
-import { csvLines, jsonLines, jsonRecord, ndjsonLines, type CsvOptions } from './format.js';
 import {
-  iterateView,
   REPORT_VIEW_NAMES,
+  type ReportsPort,
   type ReportViewName,
+  type Row,
   type ViewFilter,
-} from '../store/report-views.js';
+  type ViewSnapshot,
+} from '../store/port.js';
+import { csvLines, jsonLines, jsonRecord, ndjsonLines, type CsvOptions } from './format.js';
 
 /** The file formats of `export`: CSV, a JSON array, NDJSON (one JSON object per line). */
 export const EXPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
@@ -45,19 +47,31 @@ export function checkViews(names: readonly string[]): ReportViewName[] {
   return names as ReportViewName[];
 }
 
+/** Rows a snapshot hands over at a time: one batch in memory, never a view's whole. */
+export const SNAPSHOT_BATCH_ROWS = 500;
+
 /**
- * One view's rows in `format`, as pieces of text, in one read; `onRow` counts them. The caller
- * ends `rows` (its `return`) if it stops early.
+ * The rows of the view `snapshot` reads, a batch at a time. Before the first row, the caller
+ * has started reading the view (`ViewSnapshot.read`).
  */
+async function* snapshotRows(snapshot: ViewSnapshot): AsyncGenerator<Row> {
+  for (;;) {
+    const batch = await snapshot.next(SNAPSHOT_BATCH_ROWS);
+    yield* batch;
+    if (batch.length < SNAPSHOT_BATCH_ROWS) return;
+  }
+}
+
+/** One view's rows in `format`, read through `snapshot`, as pieces of text; `onRow` counts them. */
 export async function viewPieces(
-  mirror: MirrorHandle,
+  snapshot: ViewSnapshot,
   view: ReportViewName,
   options: Omit<ExportOptions, 'dir'>,
   onRow: () => void = () => {},
-): Promise<{ pieces: AsyncIterable<string>; end: () => Promise<void> }> {
-  const { columns, types, rows } = await iterateView(mirror, view, options);
+): Promise<AsyncIterable<string>> {
+  const { columns, types } = await snapshot.read(view, { projectId: options.projectId });
   const counted = (async function* () {
-    for await (const row of rows) {
+    for await (const row of snapshotRows(snapshot)) {
       onRow();
       yield row;
     }
@@ -65,33 +79,46 @@ export async function viewPieces(
   const records = (async function* () {
     for await (const row of counted) yield jsonRecord(row, types);
   })();
-  const pieces =
-    options.format === 'csv'
-      ? csvLines(columns, counted, options)
-      : options.format === 'json'
-        ? jsonLines(records)
-        : ndjsonLines(records);
-  return { pieces, end: async () => void (await rows.return?.()) };
+  return options.format === 'csv'
+    ? csvLines(columns, counted, options)
+    : options.format === 'json'
+      ? jsonLines(records)
+      : ndjsonLines(records);
+}
+
+/**
+ * Runs `work` over one snapshot of the views, ended afterwards whatever happened (an error of
+ * `work` is the one told, not one of ending the snapshot after it).
+ */
+async function inSnapshot<T>(
+  reports: ReportsPort,
+  work: (snapshot: ViewSnapshot) => Promise<T>,
+): Promise<T> {
+  const snapshot = await reports.snapshot();
+  let result: T;
+  try {
+    result = await work(snapshot);
+  } catch (error) {
+    await snapshot.end().catch(() => {});
+    throw error;
+  }
+  await snapshot.end();
+  return result;
 }
 
 /**
  * Writes one view's rows in `format` through `write`, from one snapshot as a directory's export
  * has (the rows of a PostgreSQL mirror then come through a cursor, never all at once), however
- * long `write` waits on its reader (`inSnapshot`).
+ * long `write` waits on its reader.
  */
 export async function writeView(
-  mirror: MirrorHandle,
+  reports: ReportsPort,
   view: ReportViewName,
   options: Omit<ExportOptions, 'dir'>,
   write: (pieces: AsyncIterable<string>) => Promise<void>,
 ): Promise<void> {
-  await inSnapshot(mirror, async () => {
-    const { pieces, end } = await viewPieces(mirror, view, options);
-    try {
-      await write(pieces);
-    } finally {
-      await end();
-    }
+  await inSnapshot(reports, async (snapshot) => {
+    await write(await viewPieces(snapshot, view, options));
   });
 }
 
@@ -104,7 +131,7 @@ export interface ExportedFile {
 
 /** Writes each reporting view as a file in `options.dir`; returns what it wrote. */
 export async function exportViews(
-  mirror: MirrorHandle,
+  reports: ReportsPort,
   options: ExportOptions,
 ): Promise<ExportedFile[]> {
   try {
@@ -116,27 +143,21 @@ export async function exportViews(
     });
   }
   const views = options.views ?? REPORT_VIEW_NAMES;
-  return inSnapshot(mirror, async () => {
+  return inSnapshot(reports, async (snapshot) => {
     const files: ExportedFile[] = [];
-    for (const view of views) files.push(await exportView(mirror, view, options));
+    for (const view of views) files.push(await exportView(snapshot, view, options));
     return files;
   });
 }
 
 async function exportView(
-  mirror: MirrorHandle,
+  snapshot: ViewSnapshot,
   view: ReportViewName,
   options: ExportOptions,
 ): Promise<ExportedFile> {
   const path = join(options.dir, `${view}.${options.format}`);
   let count = 0;
-  const { pieces, end } = await viewPieces(mirror, view, options, () => (count += 1));
-  try {
-    await writeWhole(path, pieces);
-  } finally {
-    // An open statement would make the transaction's rollback fail and mask the real error.
-    await end();
-  }
+  await writeWhole(path, await viewPieces(snapshot, view, options, () => (count += 1)));
   return { view, path, rows: count };
 }
 

@@ -7,7 +7,7 @@
 import { stringify } from 'csv-stringify/sync';
 import stringWidth from 'string-width';
 import { printable } from '../domain/index.js';
-import type { Row, SqlValue } from '../store/report-views.js';
+import type { Row, SqlValue } from '../store/port.js';
 
 /** RFC 4180 line break. */
 export const CSV_EOL = '\r\n';

@@ -2,6 +2,5 @@
 export * from './export.js';
 export * from './format.js';
 export * from './html/index.js';
-export * from '../store/open-for-reading.js';
 export * from './report.js';
-export * from '../store/report-views.js';
+export { REPORT_VIEW_NAMES, REPORT_VIEWS } from '../store/port.js';

@@ -1,8 +1,7 @@
 /**
- * The `report`: each project's progress and its overdue tasks, read from the views in one read
- * transaction (one snapshot, even while the daemon writes), rendered for people or programs.
+ * The `report`: each project's progress and its overdue tasks, read from the views through the
+ * store's port in one snapshot (even while the daemon writes), rendered for people or programs.
  */
-import { inTransaction, type MirrorHandle } from '../store/handle.js';
 import {
   csvLines,
   joined,
@@ -12,13 +11,9 @@ import {
   type CsvOptions,
   type TableColumn,
 } from './format.js';
-import {
-  readView,
-  reportToday,
-  type SqlValue,
-  type ViewFilter,
-  type ViewRows,
-} from '../store/report-views.js';
+import type { ReportOptions, ReportRows, ReportsPort, SqlValue } from '../store/port.js';
+
+export type { ReportOptions } from '../store/port.js';
 
 /** The output formats of `report` (`--html` writes a page besides). */
 export const REPORT_FORMATS = ['table', 'csv', 'json'] as const;
@@ -27,28 +22,10 @@ export const REPORT_FORMATS = ['table', 'csv', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** What a report shows: `v_project_progress` and `v_overdue_tasks` rows, as of `day`. */
-export interface Report {
-  /** Today as the views saw it: tasks ending before it and not done are overdue. */
-  day: string;
-  /** The time zone today is taken in. */
-  timezone: string;
-  progress: ViewRows;
-  overdue: ViewRows;
-  /** Projects and overdue tasks in all, `--limit` or not. */
-  totals: { projects: number; overdue: number };
-}
-
-/** Which rows a report reads. */
-export interface ReportOptions extends ViewFilter {
-  /** At most this many projects, and this many overdue tasks. */
-  limit?: number | undefined;
-}
+export type Report = ReportRows;
 
 /** The columns of a project's row kept out of each of its nested overdue tasks in JSON. */
 const PROJECT_COLUMNS = ['project_id', 'project_name'];
-
-const PROGRESS_ORDER = 'lower(project_name), project_id';
-const OVERDUE_ORDER = 'lower(project_name), project_id, end_date, task_name, task_id';
 
 const PROGRESS_TABLE: TableColumn[] = [
   { key: 'project_id', label: 'PROJECT' },
@@ -75,18 +52,8 @@ const OVERDUE_TABLE: TableColumn[] = [
 ];
 
 /** Reads the report of every project, or of `options.projectId`, in one snapshot. */
-export function buildReport(mirror: MirrorHandle, options: ReportOptions = {}): Promise<Report> {
-  return inTransaction(mirror, async () => {
-    const all = await readView(mirror, 'v_project_progress', options, PROGRESS_ORDER);
-    const overdue = all.rows.reduce((sum, row) => sum + Number(row['overdue'] ?? 0), 0);
-    const { limit } = options;
-    return {
-      ...(await reportToday(mirror)),
-      progress: { ...all, rows: all.rows.slice(0, limit) },
-      overdue: await readView(mirror, 'v_overdue_tasks', options, OVERDUE_ORDER, limit),
-      totals: { projects: all.rows.length, overdue },
-    };
-  });
+export function buildReport(reports: ReportsPort, options: ReportOptions = {}): Promise<Report> {
+  return reports.report(options);
 }
 
 /**

@@ -2,7 +2,6 @@
  * Opens the mirror for reading only, as a BI tool would: no schema applied, no write, so a
  * report runs beside the daemon (WAL: it reads the last committed state and never blocks it).
  */
-import { connectionOf, type MirrorHandle } from './handle.js';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../domain/index.js';
 import { openDatabase, type SqliteDb } from './database.js';
@@ -38,20 +37,5 @@ export function openMirrorForReading(file: string): SqliteDb {
     throw new UsageError(
       `--db ${file} is not a readable SQLite mirror: ${(error as Error).message}`,
     );
-  }
-}
-
-/** Checks that the mirror holds project `projectId`; a usage error naming it otherwise. */
-export async function checkProject(
-  mirror: MirrorHandle,
-  projectId: string | undefined,
-): Promise<void> {
-  if (projectId === undefined) return;
-  const found = await connectionOf(mirror)
-    .prepare('SELECT 1 FROM projects WHERE id = ?')
-    .pluck()
-    .get(projectId);
-  if (found === undefined) {
-    throw new UsageError(`--project ${projectId} is not in the mirror`);
   }
 }

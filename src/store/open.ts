@@ -14,8 +14,6 @@ import { sqliteConnection } from './sqlite-connection.js';
 import { applyTimeZoneToReader } from './timezone.js';
 import { openMirrorFile } from './writable.js';
 
-export type { MirrorHandle } from './handle.js';
-
 /** `--db` and, for PostgreSQL, `--db-password-file`. */
 export interface MirrorLocation {
   db: string;
@@ -100,20 +98,21 @@ export async function openStore(
 }
 
 /**
- * Opens the mirror read-only for the report layer (`report`, `export`), which reads it with its
- * own queries; with `timeZone`, this connection takes "today" in that zone (the mirror is left
+ * Opens the mirror read-only for `report` and `export` as a store on this thread (`openStore`'s
+ * `report` mode); with `timeZone`, its connection takes "today" in that zone (the mirror is left
  * as it is).
  */
-export async function openReader(
+export async function openReportStore(
   location: MirrorLocation,
   timeZone: string | undefined,
-): Promise<MirrorHandle> {
+): Promise<Store> {
   const mirror = await openMirror(location, 'report');
   try {
     if (timeZone !== undefined) await applyTimeZoneToReader(mirror, timeZone, Date.now());
-    return mirror;
   } catch (error) {
     mirror.close();
     throw error;
   }
+  const { inlineStore } = await import('./thread/inline.js');
+  return inlineStore(mirror, { clock: systemClock, owned: true });
 }

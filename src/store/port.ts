@@ -39,6 +39,16 @@ import type { ProjectSummary } from './projects.js';
 import type { SyncState } from './sync-state.js';
 export { DEFAULT_LEASE_MS } from './thread/leases.js';
 import type { ChangeRow } from './changes.js';
+import type { ReportViewName, Row, ViewFilter, ViewRows } from './report-views.js';
+export {
+  REPORT_VIEW_NAMES,
+  REPORT_VIEWS,
+  type ReportViewName,
+  type Row,
+  type SqlValue,
+  type ViewFilter,
+  type ViewRows,
+} from './report-views.js';
 
 /** What an apply path did: wrote, found the mirror equal, or the project is not mirrored. */
 export type ApplyOutcome = 'changed' | 'unchanged' | 'unknown_project';
@@ -325,6 +335,69 @@ export interface StatusPort {
   facts(now: number): Promise<StatusFacts>;
 }
 
+/** Which rows a report reads: every project's or one's, and at most `limit` of each list. */
+export interface ReportOptions extends ViewFilter {
+  /** At most this many projects, and this many overdue tasks. */
+  limit?: number | undefined;
+}
+
+/** What `report` shows: `v_project_progress` and `v_overdue_tasks` rows, as of `day`. */
+export interface ReportRows {
+  /** Today as the views saw it: tasks ending before it and not done are overdue. */
+  day: string;
+  /** The time zone today is taken in. */
+  timezone: string;
+  progress: ViewRows;
+  overdue: ViewRows;
+  /** Projects and overdue tasks in all, `--limit` or not. */
+  totals: { projects: number; overdue: number };
+}
+
+/** What the HTML report reads: today, two views whole, and each project's page of rows. */
+export interface HtmlReportRows {
+  day: string;
+  timezone: string;
+  /** `v_task_status_daily`, every project's listed. */
+  daily: Row[];
+  /** `v_member_week_load`, every project's listed. */
+  weekly: Row[];
+  /** Each project listed (by name, at most `limit`): its progress, its first overdue tasks. */
+  projects: Array<{ progress: Row; overdue: Row[] }>;
+  /** The outbox items waiting in conflict (`v_outbox_conflicts`), in queue order. */
+  conflicts: Row[];
+}
+
+/** A view's columns and their declared types (`BOOLEAN`, `DATE`...), before any row. */
+export interface ViewHead {
+  columns: string[];
+  types: Record<string, string>;
+}
+
+/**
+ * One snapshot of the reporting views (`ReportsPort.snapshot`): every view read through it sees
+ * one state of the mirror, its rows handed over a batch at a time, never all at once.
+ */
+export interface ViewSnapshot {
+  /** Starts reading `view` (one project's rows with `projectId`) in its stable order. */
+  read(view: ReportViewName, filter: ViewFilter): Promise<ViewHead>;
+  /** The next rows of the view being read, at most `max`; fewer only at its end. */
+  next(max: number): Promise<Row[]>;
+  /** Ends the snapshot; called once, whatever happened. */
+  end(): Promise<void>;
+}
+
+/** What `report` and `export` read of the mirror's reporting views, as rows (docs/schema.md). */
+export interface ReportsPort {
+  /** A usage error naming `projectId` when the mirror does not hold it. */
+  checkProject(projectId: string | undefined): Promise<void>;
+  /** The report's rows, read in one snapshot. */
+  report(options: ReportOptions): Promise<ReportRows>;
+  /** The HTML report's rows, read in one snapshot; at most `overdueRows` overdue tasks a project. */
+  html(options: ReportOptions & { overdueRows: number }): Promise<HtmlReportRows>;
+  /** Opens a snapshot to read views through, for `export`. */
+  snapshot(): Promise<ViewSnapshot>;
+}
+
 /** Units waiting for the store (health is judged by the daemon's write probe, not here). */
 export interface StoreProgress {
   /** Units asked and not yet answered. */
@@ -343,6 +416,7 @@ export interface Store {
   readonly examples: ExamplesPort;
   readonly changes: ChangesPort;
   readonly status: StatusPort;
+  readonly reports: ReportsPort;
   progress(): StoreProgress;
   /**
    * Closes the connection once the units asked are answered, or at once (`abandon`): a unit in

@@ -4,10 +4,12 @@
  * snapshot may wait on a slow reader past the session's idle-in-transaction timeout.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { systemClock } from '../../src/domain/index.js';
 import { writeView } from '../../src/report/index.js';
 import { ITERATE_BATCH_ROWS } from '../../src/store/postgres/pg-connection.js';
 import { openConnection } from '../fixtures/connection.js';
 import { startPostgres } from '../fixtures/postgres.js';
+import { storeOver } from '../fixtures/store.js';
 
 describe('export of one view to standard output, on PostgreSQL', () => {
   it('writes the rows as a cursor of one snapshot fetches them, the idle timeout lifted meanwhile', async () => {
@@ -24,7 +26,7 @@ describe('export of one view to standard output, on PostgreSQL', () => {
     const seen: unknown[] = [];
     let text = '';
     await writeView(
-      db,
+      storeOver(db, systemClock).reports,
       'v_tasks',
       { format: 'csv', projectId: undefined, bom: false },
       async (pieces) => {

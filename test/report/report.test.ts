@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/domain/index.js';
 import { buildReport, renderReport } from '../../src/report/index.js';
+import type { SqliteDb } from '../../src/store/database.js';
+import type { ReportsPort } from '../../src/store/port.js';
+import { storeOver } from '../fixtures/store.js';
 import { buildReportMirror, day } from './mirror.js';
 import { asJsonRow } from './json.js';
 
 describe('report', () => {
   it('prints both parts as aligned tables for a terminal', async () => {
     const { db } = await buildReportMirror();
-    const text = await renderReport(await buildReport(db), 'table');
+    const text = await renderReport(await buildReport(reportsOf(db)), 'table');
     expect(text).toBe(
       [
         `Project progress (2 projects, ${day(0)} UTC)`,
@@ -26,7 +30,7 @@ describe('report', () => {
   it('nests each project overdue tasks in JSON, and filters by project', async () => {
     const { db } = await buildReportMirror();
     const parsed = JSON.parse(
-      await renderReport(await buildReport(db, { projectId: 'p_bravo' }), 'json'),
+      await renderReport(await buildReport(reportsOf(db), { projectId: 'p_bravo' }), 'json'),
     );
     const progress = db.prepare<[], Record<string, unknown>>(
       `SELECT * FROM v_project_progress WHERE project_id = 'p_bravo'`,
@@ -44,7 +48,10 @@ describe('report', () => {
     ]);
     expect(parsed[0].overdue_tasks).toHaveLength(1);
 
-    const table = await renderReport(await buildReport(db, { projectId: 'p_bravo' }), 'table');
+    const table = await renderReport(
+      await buildReport(reportsOf(db), { projectId: 'p_bravo' }),
+      'table',
+    );
     expect(table).toContain('Project progress (1 project,');
     expect(table).not.toContain('Alpha');
   });
@@ -52,9 +59,14 @@ describe('report', () => {
   it('says so when nothing is overdue', async () => {
     const { db } = await buildReportMirror();
     db.exec(`UPDATE tasks SET status = 'Done'`);
-    const text = await renderReport(await buildReport(db), 'table');
+    const text = await renderReport(await buildReport(reportsOf(db)), 'table');
     expect(text.trimEnd().split('\n').at(-1)).toBe(
       `Overdue tasks: 0 (not Done, end date before ${day(0)})`,
     );
   });
 });
+
+/** The reporting face of the store over `db`, as `report` asks it. */
+function reportsOf(db: SqliteDb): ReportsPort {
+  return storeOver(db, systemClock).reports;
+}

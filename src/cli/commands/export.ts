@@ -1,13 +1,7 @@
 /** `projmirror export`: write reporting views as CSV, JSON or NDJSON, from the mirror alone. */
 import { relative } from 'node:path';
 import { UsageError } from '../../domain/index.js';
-import {
-  checkProject,
-  checkViews,
-  EXPORT_FORMATS,
-  exportViews,
-  writeView,
-} from '../../report/index.js';
+import { checkViews, EXPORT_FORMATS, exportViews, writeView } from '../../report/index.js';
 import type { ExportFormat } from '../../report/index.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
@@ -58,15 +52,15 @@ export const body: CommandBody = {
     if (dir === '-' && views?.length !== 1) {
       throw new UsageError('--out - writes one view to standard output: name it with --view');
     }
-    const mirror = await openForReport(args);
+    const store = await openForReport(args);
     try {
-      await checkProject(mirror, projectId);
+      await store.reports.checkProject(projectId);
       const bom = args['bom'] === true;
       if (dir === '-') {
-        await writeView(mirror, views![0]!, { format, projectId, bom }, writePiecesToStdout);
+        await writeView(store.reports, views![0]!, { format, projectId, bom }, writePiecesToStdout);
         return EXIT_OK;
       }
-      const files = await exportViews(mirror, {
+      const files = await exportViews(store.reports, {
         format,
         dir,
         projectId,
@@ -79,7 +73,7 @@ export const body: CommandBody = {
       }
       return EXIT_OK;
     } finally {
-      mirror.close();
+      await store.close();
     }
   },
 };

@@ -2,7 +2,6 @@
 import { UsageError } from '../../domain/index.js';
 import {
   buildReport,
-  checkProject,
   gatherHtmlReport,
   REPORT_FORMATS,
   renderHtmlReport,
@@ -10,7 +9,8 @@ import {
   writeWhole,
   type ReportFormat,
 } from '../../report/index.js';
-import { openReader, type MirrorHandle } from '../../store/open.js';
+import { openReportStore } from '../../store/open.js';
+import type { Store } from '../../store/port.js';
 import type { CommandBody } from '../command.js';
 import { EXIT_OK } from '../exit.js';
 import { mirrorLocation, parseTimeZone, withStoreOptions } from '../options.js';
@@ -55,11 +55,11 @@ export const body: CommandBody = {
     const projectId = optionalText(args['project']);
     const limit = parseLimit(args['limit']);
     const html = optionalText(args['html']);
-    const mirror = await openForReport(args);
+    const store = await openForReport(args);
     try {
-      await checkProject(mirror, projectId);
+      await store.reports.checkProject(projectId);
       if (html !== undefined) {
-        const data = await gatherHtmlReport(mirror, { projectId, limit });
+        const data = await gatherHtmlReport(store.reports, { projectId, limit });
         if (html === '-') {
           await writePiecesToStdout([renderHtmlReport(data)]);
         } else {
@@ -67,23 +67,23 @@ export const body: CommandBody = {
           process.stdout.write(`${html}\t${plural(data.projects.length, 'project')}\n`);
         }
       } else {
-        const report = await buildReport(mirror, { projectId, limit });
+        const report = await buildReport(store.reports, { projectId, limit });
         const format = args['json'] === true ? 'json' : (args['format'] as ReportFormat);
         process.stdout.write(await renderReport(report, format, { bom: args['bom'] === true }));
       }
       return EXIT_OK;
     } finally {
-      mirror.close();
+      await store.close();
     }
   },
 };
 
 /**
- * Opens `--db` read-only for `report` or `export`; with `--timezone`, this connection takes
- * "today" in that zone (the mirror itself is left as it is).
+ * Opens `--db` read-only for `report` or `export`, as a store on this thread; with `--timezone`,
+ * its connection takes "today" in that zone (the mirror itself is left as it is).
  */
-export async function openForReport(args: Record<string, unknown>): Promise<MirrorHandle> {
-  return await openReader(mirrorLocation(args), parseTimeZone(args['timezone']));
+export async function openForReport(args: Record<string, unknown>): Promise<Store> {
+  return await openReportStore(mirrorLocation(args), parseTimeZone(args['timezone']));
 }
 
 /** `--limit`: a whole number of rows, 1 or more; undefined when not given. */

@@ -1,10 +1,10 @@
 /**
- * What the HTML report shows of each project, read from the views in one snapshot: progress,
- * the daily status counts (burndown and status over time), the weekly load per member, and the
- * overdue tasks; and the outbox items waiting in conflict.
+ * What the HTML report shows of each project, read from the views through the store's port in
+ * one snapshot (`ReportsPort.html`): progress, the daily status counts (burndown and status over
+ * time), the weekly load per member, and the overdue tasks; and the outbox items waiting in
+ * conflict.
  */
-import { inTransaction, type MirrorHandle } from '../../store/handle.js';
-import { readOutboxConflicts, readView, reportToday, type Row } from '../../store/report-views.js';
+import type { ReportsPort, Row } from '../../store/port.js';
 
 /** Weeks of the heat map before and after today's week. */
 export const HEAT_MAP_WEEKS_AROUND_TODAY = 26;
@@ -36,40 +36,32 @@ export interface HtmlReportData {
   conflicts: Row[];
 }
 
-/** Reads the report of every project (or `projectId`'s) in one read transaction. */
-export function gatherHtmlReport(
-  mirror: MirrorHandle,
+/** Reads the report of every project (or `projectId`'s) in one snapshot. */
+export async function gatherHtmlReport(
+  reports: ReportsPort,
   options: { projectId?: string | undefined; limit?: number | undefined } = {},
 ): Promise<HtmlReportData> {
-  return inTransaction(mirror, async () => {
-    const today = await reportToday(mirror);
-    // Each of these views is computed whole: read once, then split by project.
-    const daily = byProject((await readView(mirror, 'v_task_status_daily', options)).rows);
-    const weekly = byProject((await readView(mirror, 'v_member_week_load', options)).rows);
-    const listed = await readView(mirror, 'v_project_progress', options, 'lower(project_name)');
-    const projects = [];
-    for (const progress of listed.rows.slice(0, options.limit)) {
-      const id = String(progress['project_id']);
-      const overdue = await readView(
-        mirror,
-        'v_overdue_tasks',
-        { projectId: id },
-        OVERDUE_ORDER,
-        Math.min(options.limit ?? PAGE_OVERDUE_ROWS, PAGE_OVERDUE_ROWS),
-      );
-      projects.push({
-        ...statusSeries(daily.get(id) ?? []),
-        ...weekLoad(weekly.get(id) ?? [], today.day),
-        progress,
-        overdue: overdue.rows,
-        overdueTotal: Number(progress['overdue'] ?? 0),
-      });
-    }
-    return { ...today, projects, conflicts: await readOutboxConflicts(mirror) };
+  const { limit } = options;
+  const read = await reports.html({
+    projectId: options.projectId,
+    limit,
+    overdueRows: Math.min(limit ?? PAGE_OVERDUE_ROWS, PAGE_OVERDUE_ROWS),
   });
+  // Each of these views is read whole: then split by project.
+  const daily = byProject(read.daily);
+  const weekly = byProject(read.weekly);
+  const projects = read.projects.map(({ progress, overdue }) => {
+    const id = String(progress['project_id']);
+    return {
+      ...statusSeries(daily.get(id) ?? []),
+      ...weekLoad(weekly.get(id) ?? [], read.day),
+      progress,
+      overdue,
+      overdueTotal: Number(progress['overdue'] ?? 0),
+    };
+  });
+  return { day: read.day, timezone: read.timezone, projects, conflicts: read.conflicts };
 }
-
-const OVERDUE_ORDER = 'end_date, task_name, task_id';
 
 function byProject(rows: Row[]): Map<string, Row[]> {
   const map = new Map<string, Row[]>();

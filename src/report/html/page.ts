@@ -3,7 +3,7 @@
  * fetched) with, per project, its burndown, tasks by status over time, the workload per member
  * per week as a heat map, and the overdue tasks. It prints one project per page.
  */
-import type { Row } from '../../store/report-views.js';
+import type { Row } from '../../store/port.js';
 import { burndownChart, heatMap, statusChart } from './charts.js';
 import type { HtmlReportData, ProjectPage } from './data.js';
 import { escapeHtml } from './escape.js';

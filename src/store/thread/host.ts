@@ -6,7 +6,7 @@
 import { SOLE_OWNER, type Clock } from '../../domain/index.js';
 import type { MirrorHandle } from '../handle.js';
 import { MirrorFacts } from '../mirror-facts.js';
-import type { MirrorPort, Store } from '../port.js';
+import type { MirrorPort, ReportsPort, Store } from '../port.js';
 import { MirrorUnits } from './mirror-units.js';
 import type { PortOf } from './units.js';
 import { ChangeUnits } from './change-units.js';
@@ -15,6 +15,7 @@ import { HealthUnits } from './health-units.js';
 import { LeaseUnits, type LeaseKeeper } from './leases.js';
 import { OutboxUnits } from './outbox-units.js';
 import { PassGroups } from './pass-units.js';
+import { ReportUnits, SnapshotGroups } from './report-units.js';
 import { StateUnits } from './state-units.js';
 import { StatusUnits } from './status-units.js';
 
@@ -26,6 +27,8 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
   const fence = keeper ?? SOLE_OWNER;
   // Each pass in flight joins the host as a group of its own (`StorePass`) until it ends.
   const passes = new PassGroups();
+  // So does each snapshot of the reporting views an export reads (`ViewSnapshotUnits`).
+  const snapshots = new SnapshotGroups();
   // Each group prepares its statements when first asked: an inline store over a mirror a reader
   // opened unmigrated (an earlier schema) builds only the groups its command asks.
   const mirror = once(() => new MirrorUnits(handle, clock, fence, passes));
@@ -36,6 +39,7 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
   const examples = once(() => new ExampleUnits(handle));
   const changes = once(() => new ChangeUnits(handle));
   const status = once(() => new StatusUnits(handle));
+  const reports = once(() => new ReportUnits(handle, snapshots));
   const host = {
     get mirror() {
       return mirror();
@@ -62,8 +66,12 @@ export function createHost(handle: MirrorHandle, clock: Clock, keeper?: LeaseKee
     get status() {
       return status();
     },
+    get reports() {
+      return reports();
+    },
   };
   passes.attach(host);
+  snapshots.attach(host);
   return host;
 }
 
@@ -80,7 +88,8 @@ export type StoreHost = ReturnType<typeof createHost>;
  * Every unit the store's port names, answered by the host with its types (checked by tsc); a
  * pass begun is answered as a handle (`storeOver`).
  */
-type StoreUnits = Omit<Store, 'progress' | 'close' | 'mirror'> & {
+type StoreUnits = Omit<Store, 'progress' | 'close' | 'mirror' | 'reports'> & {
   mirror: Omit<MirrorPort, 'passBegin'>;
+  reports: Omit<ReportsPort, 'snapshot'>;
 };
 const _answersEveryPort: PortOf<StoreHost> extends StoreUnits ? true : never = true;

@@ -1,12 +1,14 @@
 /**
  * The store as the engines hold it (`Store`), over a function that asks the host a unit, on the
  * store thread (`thread.ts`) or on this one (`inline.ts`): the host's groups as the port's, and
- * each pass begun as a handle of its own (`PassHandle`) over its group of units.
+ * each pass begun as a handle of its own (`PassHandle`) over its group of units, as each snapshot
+ * of the reporting views opened is.
  */
-import type { MirrorPort, Pass, Store } from '../port.js';
+import type { MirrorPort, Pass, ReportsPort, Store, ViewSnapshot } from '../port.js';
 import type { StoreHost } from './host.js';
 import { PassHandle } from './pass-handle.js';
 import type { StorePass } from './pass-units.js';
+import type { ViewSnapshotUnits } from './report-units.js';
 import { groupOver, portOver, type AskUnit, type PortOf } from './units.js';
 
 /** The store over `ask`, with its progress and `close`; and the host's port, for the leases. */
@@ -21,6 +23,12 @@ export function storeOver(
       return new PassHandle(projectId, opened, groupOver<StorePass>(ask, opened.group));
     },
   });
-  const store: Store = Object.assign(Object.create(port) as Store, { ...own, mirror });
+  const reports: ReportsPort = Object.assign(Object.create(port.reports) as ReportsPort, {
+    async snapshot(): Promise<ViewSnapshot> {
+      const { group } = await port.reports.snapshot();
+      return groupOver<ViewSnapshotUnits>(ask, group);
+    },
+  });
+  const store: Store = Object.assign(Object.create(port) as Store, { ...own, mirror, reports });
   return { store, port };
 }
