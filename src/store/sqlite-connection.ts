@@ -28,9 +28,11 @@ export class SqliteConnection implements Db {
    * Ends the change feed's batch as the transaction commits (schema.sql, `change_batch`): the
    * next transaction's first change takes a new one. Reads one row when the transaction wrote no
    * change, so a read-only transaction stays one. A file without the table (not migrated, not a
-   * mirror) has no batch to end.
+   * mirror) has no batch to end, and a read-only connection (report, export) wrote none: a batch
+   * left open by another writer (a user's own UPDATE fires the triggers too) is not its to end.
    */
   private closeChangeBatch(): void {
+    if (this.sqlite.readonly) return;
     if (this.batch === undefined) {
       const known = this.sqlite
         .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_batch'`)

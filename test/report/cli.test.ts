@@ -60,6 +60,21 @@ describe('projmirror report and export (child process, read-only beside an open 
     );
   });
 
+  it('report and export still run after a plain-SQL edit made outside projmirror', async () => {
+    // A user's own UPDATE (sqlite3, a BI tool) fires the change feed's triggers, which open a
+    // batch that only projmirror's own commits end: a read-only command must not try to.
+    const { db, file } = await buildReportMirror();
+    db.exec(
+      `UPDATE tasks SET data = json_set(data, '$.name', 'renamed by hand')
+       WHERE rowid = (SELECT min(rowid) FROM tasks)`,
+    );
+    expect(db.prepare('SELECT open FROM change_batch').pluck().get()).not.toBeNull();
+    expectOk(await runCli(['report', '--db', file]));
+    const dir = tempDir();
+    expectOk(await runCli(['export', '--db', file, '--format', 'csv', '--out', dir]));
+    expect(readdirSync(dir).length).toBe(REPORT_VIEW_NAMES.length);
+  });
+
   it('export: one file per view, CSV and JSON, each matching its view row for row', async () => {
     const { db, file } = await buildReportMirror();
     const order: Record<string, string> = REPORT_VIEWS;
