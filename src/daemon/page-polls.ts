@@ -156,9 +156,9 @@ export class PagePolls {
   }
 
   /**
-   * The plan with each passed project's full passes at its bound and the rest of its budget
-   * spent on single pages and side lists (see the module comment); the plan unchanged when it
-   * does not allocate by rate (realtime connected, or polling alike) or cannot hold its bound.
+   * The plan with each passed project's budget spent on its single pages and side lists, each
+   * within the bound (see the module comment); the plan unchanged when it does not allocate by
+   * rate (realtime connected, or polling alike) or the floor does not fit.
    */
   shape(plan: DailyPlan): DailyPlan {
     const bound = plan.maxStalenessMs;
