@@ -145,7 +145,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
       ...optional('maxStalenessMs', options.maxStalenessMs),
     },
     pollByRate: options.pollByRate !== false,
-    shape: (plan) => pagePolls.shape(plan),
+    // With realtime connected the plan's passes are reconciles, read whole (docs/budget.md).
+    shape: (plan) => pagePolls.shape(plan, realtimeStatus.connected),
   });
   const pagePolls: PagePolls = new PagePolls({
     clock,

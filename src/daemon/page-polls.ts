@@ -157,13 +157,14 @@ export class PagePolls {
 
   /**
    * The plan with each passed project's budget spent on its single pages and side lists, each
-   * within the bound (see the module comment); the plan unchanged when it does not allocate by
-   * rate (realtime connected, or polling alike) or the floor does not fit.
+   * within the bound (see the module comment); the plan unchanged when realtime is connected (its
+   * passes are then reconciles, read whole), when it does not allocate by rate, or when the floor
+   * does not fit.
    */
-  shape(plan: DailyPlan): DailyPlan {
+  shape(plan: DailyPlan, realtimeConnected = false): DailyPlan {
     const bound = plan.maxStalenessMs;
     const allocated = plan.projects.some((p) => p.ratePerHour !== undefined);
-    if (bound === undefined || plan.boundHeld !== true || !allocated) {
+    if (realtimeConnected || bound === undefined || plan.boundHeld !== true || !allocated) {
       this.items = new Map();
       return plan;
     }

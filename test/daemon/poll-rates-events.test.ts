@@ -77,6 +77,8 @@ describe('the change rates fed by events and answers', () => {
     const plan = daemon.plan();
     expect(plan.projects.every((p) => p.ratePerHour !== undefined)).toBe(true);
     expect(plan.projects.every((p) => p.intervalMs >= HOUR)).toBe(true);
+    // Their passes are reconciles, read whole: no page is polled on its own while connected.
+    expect(plan.projects.some((p) => p.partsPolled === true)).toBe(false);
     expect(plan.projects.find((p) => p.projectId === 'p_1')!.ratePerHour!).toBeLessThan(1);
     expect(sim.requestLog.count({ status: 429 })).toBe(0);
   });
