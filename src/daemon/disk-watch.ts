@@ -11,8 +11,13 @@
 import type { Logger } from 'pino';
 import { errorLine, isDiskFull, type Clock } from '../domain/index.js';
 
-/** At most one warning this often while the disk stays full. */
+/** A disk full again within this long of having room is the same episode: no new warning. */
 export const DISK_FULL_LOG_MS = 60_000;
+/**
+ * While the disk stays full, a reminder at most this often: the passes are retried each minute,
+ * and a line a minute would be a line per attempt (contract section 7.8).
+ */
+export const DISK_STILL_FULL_LOG_MS = 3_600_000;
 /**
  * While the disk is full, a project whose write it refused is passed again after this long (not
  * at the store's next answer: the write probe writes nothing, so it answers on a full disk too).
@@ -54,7 +59,7 @@ export class DiskWatch {
       if (this.episodeLogged) {
         this.warn(now, error, 'the disk is full: writes are refused and tried again each minute');
       }
-    } else if (now - (this.lastWarnAt ?? now) >= DISK_FULL_LOG_MS) {
+    } else if (now - (this.lastWarnAt ?? now) >= DISK_STILL_FULL_LOG_MS) {
       this.warn(now, error, 'the disk is still full');
     }
   }
