@@ -394,3 +394,6 @@ CREATE TABLE IF NOT EXISTS change_rates (
   looked_at  timestamptz,
   updated_at timestamptz NOT NULL
 );
+
+-- to version 11
+-- (SQLite's full-text index keeps no token counts; PostgreSQL's GIN index is unchanged.)

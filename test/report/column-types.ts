@@ -11,7 +11,7 @@ export function documentedTypes(): Set<string> {
 
 /** SQLite's own tables behind the full-text index: its storage, not documented one by one. */
 export function isFullTextShadow(name: string): boolean {
-  return /^tasks_fts_(data|idx|docsize|config|content)$/.test(name);
+  return /^tasks_fts_(data|idx|config|content)$/.test(name);
 }
 
 /** The full-text index and its storage: FTS5 declares no column types. */

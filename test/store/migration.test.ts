@@ -278,3 +278,47 @@ describe('migration 9 -> 10', () => {
     }
   });
 });
+
+describe('migration 10 -> 11', () => {
+  it('makes the full-text index again without token counts, every finished backfill in it', () => {
+    const file = versionFiveMirror();
+    const old = new Database(file);
+    // Version 10's index: with its table of token counts, over both projects' rows as v5 had it.
+    old.exec(`DROP TABLE tasks_fts;
+      CREATE VIRTUAL TABLE tasks_fts USING fts5(name, content = 'tasks', content_rowid = 'rowid',
+        tokenize = 'unicode61 remove_diacritics 2');
+      INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild');`);
+    old.pragma('user_version = 10');
+    old.close();
+    const db = openDatabase(file);
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const tables = db
+        .prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'tasks_fts_%' AND type = 'table'`)
+        .pluck()
+        .all();
+      expect(tables.sort()).toEqual(['tasks_fts_config', 'tasks_fts_data', 'tasks_fts_idx']);
+      const search = db.prepare(
+        `SELECT t.id FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
+         WHERE tasks_fts MATCH 'wiring' ORDER BY rank, t.id`,
+      );
+      // The unfinished backfill's task stays out until it completes, as before.
+      expect(search.pluck().all()).toEqual(['p1-t1']);
+      db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+      db.prepare(`UPDATE sync_state SET backfill = 'done' WHERE project_id = 'p2'`).run();
+      expect(search.pluck().all()).toEqual(['p1-t1', 'p2-t1']);
+      const ranked = db.prepare(
+        `SELECT bm25(tasks_fts) FROM tasks_fts WHERE tasks_fts MATCH 'wiring'`,
+      );
+      expect(
+        ranked
+          .pluck()
+          .all()
+          .every((score) => typeof score === 'number' && score < 0),
+      ).toBe(true);
+      db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+    } finally {
+      db.close();
+    }
+  });
+});
