@@ -239,7 +239,7 @@ CREATE TABLE data_fields (
 
 -- The schema's identity: application 'projmirror', version '10' (the same SCHEMA_VERSION as the SQLite mirror).
 CREATE TABLE schema_meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '11');
+INSERT INTO schema_meta VALUES ('application', 'projmirror'), ('version', '12');
 -- The daemons sharing this database, one row each, renewed by its heartbeat and removed when it stops.
 CREATE TABLE daemons (
   id           text PRIMARY KEY,          -- host, pid and a random suffix

@@ -397,3 +397,6 @@ CREATE TABLE IF NOT EXISTS change_rates (
 
 -- to version 11
 -- (SQLite's full-text index keeps no token counts; PostgreSQL's GIN index is unchanged.)
+
+-- to version 12
+-- (SQLite keeps a backfill's pages by reference; PostgreSQL keeps every page's rows.)

@@ -177,7 +177,9 @@ CREATE TABLE sync_state (
 
 -- The kept pages of list tasks: each page's ETag with the rows it stood for, so a 304 reuses them
 -- and an interrupted pass resumes. `rows` is a JSON array with one task per line ("[a,\nb]"), so
--- it can be split into the rows' own texts without parsing.
+-- it can be split into the rows' own texts without parsing; or, for a page a backfill inserted
+-- whole, the JSON array of its task ids: its rows are then those tasks' `data` as the backfill
+-- wrote them (task_page_refs, task_page_originals).
 CREATE TABLE task_pages (
   project_id TEXT NOT NULL,
   page_size  INTEGER NOT NULL,
@@ -188,6 +190,25 @@ CREATE TABLE task_pages (
   rows       TEXT NOT NULL,                  -- last, and a rowid table: the ETag reads without it
   UNIQUE (project_id, page_size, page)
 );
+
+-- The kept pages that hold their tasks by reference (`rows` is their ids): a backfill's page whose
+-- tasks it inserted, so that a cold sync writes each task's text once, not twice.
+CREATE TABLE task_page_refs (
+  project_id TEXT NOT NULL,
+  page_size  INTEGER NOT NULL,
+  page       INTEGER NOT NULL,
+  PRIMARY KEY (project_id, page_size, page)
+) WITHOUT ROWID;
+
+-- A task's text as a page kept by reference holds it, saved by the first write that changes or
+-- deletes the task while its project has such a page (the triggers below): the page's rows are
+-- each task's text here, else in `tasks`. Dropped with the project's last page kept by reference.
+CREATE TABLE task_page_originals (
+  task_id    TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  data       TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX task_page_originals_by_project ON task_page_originals (project_id);
 
 -- Small named values the daemon keeps across restarts (learned quota, the daily plan).
 CREATE TABLE daemon_state (
@@ -294,6 +315,19 @@ END;
 CREATE TRIGGER tasks_fts_backfill_dropped AFTER DELETE ON sync_state
 WHEN old.backfill <> 'done' BEGIN
   INSERT INTO tasks_fts (rowid, name) SELECT rowid, name FROM tasks WHERE project_id = old.project_id;
+END;
+
+-- A task that a kept page holds by reference changes or goes: its text as the page has it is
+-- saved first (the first such write only: later ones find it there).
+CREATE TRIGGER tasks_page_original_on_update AFTER UPDATE OF data, project_id ON tasks
+WHEN EXISTS (SELECT 1 FROM task_page_refs r WHERE r.project_id = old.project_id) BEGIN
+  INSERT INTO task_page_originals (task_id, project_id, data)
+  VALUES (old.id, old.project_id, old.data) ON CONFLICT DO NOTHING;
+END;
+CREATE TRIGGER tasks_page_original_on_delete AFTER DELETE ON tasks
+WHEN EXISTS (SELECT 1 FROM task_page_refs r WHERE r.project_id = old.project_id) BEGIN
+  INSERT INTO task_page_originals (task_id, project_id, data)
+  VALUES (old.id, old.project_id, old.data) ON CONFLICT DO NOTHING;
 END;
 
 -- The change feed (docs/changes.md): one row per insert, update or delete of a project, task,

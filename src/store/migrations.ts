@@ -64,6 +64,20 @@ export const MIGRATIONS: readonly Migration[] = [
   // 10 -> 11: the full-text index keeps no token count a name (`columnsize = 0`, issue 36): it
   // goes, and is made again (and rebuilt) with the derived objects after the steps.
   'DROP TABLE IF EXISTS tasks_fts',
+  // 11 -> 12: kept pages that hold a backfill's tasks by reference (issue 36), and the texts such
+  // a page needs once its tasks change; the triggers that save them come with the derived
+  // objects after the steps.
+  `CREATE TABLE IF NOT EXISTS task_page_refs (
+    project_id TEXT NOT NULL,
+    page_size  INTEGER NOT NULL,
+    page       INTEGER NOT NULL,
+    PRIMARY KEY (project_id, page_size, page)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS task_page_originals (
+    task_id    TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    data       TEXT NOT NULL
+  ) WITHOUT ROWID;`,
 ];
 
 /** The version a mirror is at once migrated: 1 plus one per step. */

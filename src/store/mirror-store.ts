@@ -83,9 +83,10 @@ export class MirrorStore {
   /** Deletes a project with everything mirrored and kept for it. */
   removeProject(projectId: string): Promise<void> {
     return this.transaction(async () => {
+      // The kept pages first: a task deleted while one holds it by reference saves its text.
+      await this.taskPages.remove(projectId);
       await this.projects.remove(projectId);
       await this.syncState.remove(projectId);
-      await this.taskPages.remove(projectId);
       await this.seenTasks.clear(projectId);
     });
   }

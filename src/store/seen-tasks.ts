@@ -78,10 +78,12 @@ export class SeenTasks {
       rows: db.prepare<[string], number>(
         'SELECT coalesce(sum(row_count), 0) FROM seen_pages WHERE project_id = ?',
       ),
-      // Each noted page's ids, from its kept copy (the JSON array `encodeRows` wrote).
+      // Each noted page's ids, from its kept copy: the JSON array `encodeRows` wrote, or the ids
+      // of a page kept by reference.
       settle: db.prepare(
         `INSERT INTO seen_tasks (project_id, id)
-         SELECT s.project_id, json_extract(j.value, '$.id')
+         SELECT s.project_id,
+           CASE j.type WHEN 'text' THEN j.value ELSE json_extract(j.value, '$.id') END
          FROM seen_pages s
          JOIN task_pages p ON p.project_id = s.project_id AND p.page_size = s.page_size
            AND p.page = s.page,

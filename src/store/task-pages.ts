@@ -4,6 +4,7 @@
  */
 import { StoreError } from '../domain/index.js';
 import type { Db } from './database.js';
+import { dialectOf } from './db.js';
 
 /** The error of a kept page a pass needs and the mirror no longer holds. */
 export function keptPageMissing(projectId: string, page: number): StoreError {
@@ -51,13 +52,29 @@ export function pgKeepPages(pages: string, condition: string): string {
   ${REPLACE_PAGE}`;
 }
 
-/** The one writer of `task_pages`. */
+/**
+ * SQLite: whether a kept page's `rows` are its task ids (a page kept by reference, see
+ * `putReference`): a JSON array of strings, where a page kept by value is one of objects (a page
+ * of no task is `[]` either way, and means the same).
+ */
+function byReference(rows: string): boolean {
+  return rows.startsWith('["');
+}
+
+/**
+ * The one writer of `task_pages`, and on SQLite of `task_page_refs` and `task_page_originals`:
+ * a page a backfill inserted whole is kept by reference (its task ids), its rows being the tasks'
+ * own texts, and the first write that changes or deletes one of them saves the text the page
+ * holds (schema.sql's triggers). Read back, a page is the same either way.
+ */
 export class TaskPagesRepository {
   private readonly headsStmt;
   private readonly getStmt;
   private readonly putStmt;
   private readonly pruneStmt;
   private readonly removeStmt;
+  /** SQLite: the statements of pages kept by reference; undefined on PostgreSQL. */
+  private readonly refs;
 
   constructor(db: Db) {
     this.headsStmt = db.prepare<[string, number], KeptPageHead & { page: number }>(
@@ -76,6 +93,7 @@ export class TaskPagesRepository {
       'DELETE FROM task_pages WHERE project_id = ? AND (page_size <> ? OR page > ?)',
     );
     this.removeStmt = db.prepare('DELETE FROM task_pages WHERE project_id = ?');
+    this.refs = dialectOf(db) === 'sqlite' ? referenceStatements(db) : undefined;
   }
 
   /** The ETag and row count of every kept page of a project at `pageSize`, without their rows. */
@@ -86,9 +104,16 @@ export class TaskPagesRepository {
     return await this.headsStmt.all(projectId, pageSize);
   }
 
-  /** The kept copy of one page, if any. */
+  /**
+   * The kept copy of one page, if any; a page kept by reference with its rows read back (each
+   * task's saved text, else its text in `tasks`), or undefined if a task of it is in neither.
+   */
   async get(projectId: string, pageSize: number, page: number): Promise<KeptPage | undefined> {
-    return await this.getStmt.get(projectId, pageSize, page);
+    const kept = await this.getStmt.get(projectId, pageSize, page);
+    if (kept === undefined || this.refs === undefined || !byReference(kept.rows)) return kept;
+    const texts = await this.refs.texts.all(kept.rows);
+    if (texts.some((text) => text === null)) return undefined;
+    return { ...kept, rows: encodeRows(texts as string[]) };
   }
 
   /** Keeps a page's rows (JSON texts) under its ETag, replacing the copy before. */
@@ -102,15 +127,77 @@ export class TaskPagesRepository {
   ): Promise<void> {
     const rows = encodeRows(texts);
     await this.putStmt.run(projectId, pageSize, page, etag ?? null, texts.length, readAt, rows);
+    if (this.refs === undefined) return;
+    await this.refs.drop.run(projectId, pageSize, page);
+    await this.refs.forget.run({ projectId });
+  }
+
+  /**
+   * SQLite: keeps a page a backfill has just inserted whole by reference: its task ids, in page
+   * order, whose texts in `tasks` are the page's rows (none saved for them before counts).
+   */
+  async putReference(
+    projectId: string,
+    pageSize: number,
+    page: number,
+    etag: string | undefined,
+    ids: readonly string[],
+    readAt: string,
+  ): Promise<void> {
+    if (this.refs === undefined) throw new Error('pages are kept by reference on SQLite only');
+    const rows = JSON.stringify(ids);
+    await this.putStmt.run(projectId, pageSize, page, etag ?? null, ids.length, readAt, rows);
+    await this.refs.add.run(projectId, pageSize, page);
+    await this.refs.fresh.run(rows);
   }
 
   /** Drops the pages a consistent pass no longer uses: other page sizes and pages past the last. */
   async prune(projectId: string, pageSize: number, lastPage: number): Promise<void> {
     await this.pruneStmt.run(projectId, pageSize, lastPage);
+    if (this.refs === undefined) return;
+    await this.refs.prune.run(projectId, pageSize, lastPage);
+    await this.refs.forget.run({ projectId });
   }
 
   /** Drops every kept page of a project. */
   async remove(projectId: string): Promise<void> {
     await this.removeStmt.run(projectId);
+    if (this.refs === undefined) return;
+    await this.refs.remove.run(projectId);
+    await this.refs.forget.run({ projectId });
   }
+}
+
+/** SQLite: the statements of `task_page_refs` and `task_page_originals`. */
+function referenceStatements(db: Db) {
+  return {
+    add: db.prepare(
+      `INSERT INTO task_page_refs (project_id, page_size, page) VALUES (?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    ),
+    drop: db.prepare(
+      'DELETE FROM task_page_refs WHERE project_id = ? AND page_size = ? AND page = ?',
+    ),
+    prune: db.prepare(
+      'DELETE FROM task_page_refs WHERE project_id = ? AND (page_size <> ? OR page > ?)',
+    ),
+    remove: db.prepare('DELETE FROM task_page_refs WHERE project_id = ?'),
+    // Texts saved before the page was kept are of an older page: its tasks' texts are `tasks`'.
+    fresh: db.prepare(
+      'DELETE FROM task_page_originals WHERE task_id IN (SELECT value FROM json_each(?))',
+    ),
+    // The saved texts go with the project's last page kept by reference.
+    forget: db.prepare(
+      `DELETE FROM task_page_originals WHERE project_id = @projectId
+       AND NOT EXISTS (SELECT 1 FROM task_page_refs WHERE project_id = @projectId)`,
+    ),
+    texts: db
+      .prepare<[string], string | null>(
+        `SELECT coalesce(o.data, t.data) FROM json_each(?) j
+         LEFT JOIN task_page_originals o ON o.task_id = j.value
+         LEFT JOIN tasks t ON t.id = j.value
+         ORDER BY j.key`,
+      )
+      .pluck(),
+  };
 }

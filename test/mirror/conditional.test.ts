@@ -42,6 +42,30 @@ describe('conditional requests and resumption', () => {
     expect(lastPass.get('p1')).toBe(new Date(clock.now()).toISOString());
   });
 
+  it('keeps a backfill by reference, and puts a task edited or deleted by hand right at the next pass', async () => {
+    const { db, remote, mirror } = setup();
+    remote.seed('p1', 1234);
+    expect((await mirror.syncProject('p1')).ok).toBe(true);
+    // The backfill inserted every page whole: each page is kept as its ids, no second copy.
+    expect(db.prepare('SELECT count(*) FROM task_page_refs').pluck().get()).toBe(3);
+    const rows = db.prepare('SELECT rows FROM task_pages ORDER BY page').pluck().all() as string[];
+    expect(rows.every((ids) => ids.startsWith('["p1-t'))).toBe(true);
+    const data = db.prepare('SELECT data FROM tasks WHERE id = ?').pluck();
+    const before = [data.get('p1-t8'), data.get('p1-t9')];
+    // A user's own SQL: the service still has both tasks as the backfill read them.
+    db.prepare(`UPDATE tasks SET name = 'mine', data = '{"id":"p1-t8"}' WHERE id = 'p1-t8'`).run();
+    db.prepare(`DELETE FROM tasks WHERE id = 'p1-t9'`).run();
+    expect(db.prepare('SELECT count(*) FROM task_page_originals').pluck().get()).toBe(2);
+    remote.calls.length = 0;
+
+    const result = await mirror.syncProject('p1');
+
+    // Every page answered 304: the pages' rows came from the texts saved, and put them back.
+    expect(result).toMatchObject({ ok: true, pagesRead: 3, pagesNotModified: 3 });
+    expect([data.get('p1-t8'), data.get('p1-t9')]).toEqual(before);
+    expect(mirroredTaskIds(db, 'p1')).toEqual(remoteTaskIds(remote, 'p1'));
+  });
+
   it('asks again only for the page that changed and writes only its changed row', async () => {
     const { db, remote, mirror } = setup();
     remote.seed('p1', 1234);

@@ -322,3 +322,30 @@ describe('migration 10 -> 11', () => {
     }
   });
 });
+
+describe('migration 11 -> 12', () => {
+  it('adds the tables of pages kept by reference, and the triggers that save their texts', () => {
+    const file = join(tempDir(), 'v11.sqlite');
+    openDatabase(file).close();
+    const old = new Database(file);
+    old.exec(`DROP TRIGGER tasks_page_original_on_update; DROP TRIGGER tasks_page_original_on_delete;
+      DROP TABLE task_page_originals; DROP TABLE task_page_refs;`);
+    old.pragma('user_version = 11');
+    old.close();
+    const db = openDatabase(file);
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const at = '2026-11-28T10:00:00.000Z';
+      db.exec(`INSERT INTO projects (id, name, data, synced_at) VALUES ('p1', 'p1', '{}', '${at}');
+        INSERT INTO tasks (id, project_id, name, data, synced_at)
+          VALUES ('t1', 'p1', 'a', '{"id":"t1"}', '${at}');
+        INSERT INTO task_page_refs VALUES ('p1', 500, 1);
+        UPDATE tasks SET data = '{"id":"t1","name":"b"}' WHERE id = 't1';`);
+      expect(db.prepare('SELECT task_id, data FROM task_page_originals').all()).toEqual([
+        { task_id: 't1', data: '{"id":"t1"}' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});

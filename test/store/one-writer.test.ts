@@ -43,6 +43,8 @@ describe('one writer per table', () => {
   it.each([
     ['task_history', 'src/store/task-history.ts'],
     ['task_pages', 'src/store/task-pages.ts'],
+    ['task_page_refs', 'src/store/task-pages.ts'],
+    ['task_page_originals', 'src/store/task-pages.ts'],
     ['seen_tasks', 'src/store/seen-tasks.ts'],
     ['sync_state', 'src/store/sync-state.ts'],
   ])('finds one writer of %s', (table, module) => {

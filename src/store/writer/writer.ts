@@ -207,7 +207,8 @@ export class MirrorWriter {
         }
         await store.syncState.backfillProgress(projectId, page.page, page.totalCount);
       };
-      // A page of tasks all new, no write during the pass in the way: noted seen as a page.
+      // A page of tasks all new, no write during the pass in the way: noted seen as a page, and
+      // kept by reference (its rows are the texts just inserted: written once, not twice).
       if (
         page.fresh &&
         !context.history &&
@@ -215,7 +216,15 @@ export class MirrorWriter {
         (await store.seenTasks.mayDefer(projectId)) &&
         (await store.tasks.putPage(projectId, rows, context, 'new'))
       ) {
-        await keep();
+        await store.taskPages.putReference(
+          projectId,
+          pageSize,
+          page.page,
+          etag,
+          rows.ids,
+          context.at,
+        );
+        await store.syncState.backfillProgress(projectId, page.page, page.totalCount);
         await store.seenTasks.defer(projectId, pageSize, page.page, rows.ids.length);
         return undefined;
       }

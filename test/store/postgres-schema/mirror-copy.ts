@@ -64,6 +64,12 @@ export async function icuDatabase(adminUrl: string): Promise<string> {
 }
 let icuDatabases = 0;
 
+/**
+ * The tables only SQLite's mirror has: a backfill's pages kept by reference, and the texts they
+ * need once their tasks change (PostgreSQL keeps every page's rows).
+ */
+export const SQLITE_ONLY_TABLES: readonly string[] = ['task_page_refs', 'task_page_originals'];
+
 /** Creates the schema `projmirror` and applies schema.pg.sql in it, as the adapter does. */
 export async function applySchema(client: pg.Client): Promise<void> {
   await client.query('CREATE SCHEMA projmirror');
@@ -74,8 +80,9 @@ export async function applySchema(client: pg.Client): Promise<void> {
 }
 
 /**
- * The tables of a SQLite mirror to copy: every one but SQLite's own, the FTS5 index's and the
- * change feed's (each engine's triggers write its own feed as the rows are copied).
+ * The tables of a SQLite mirror to copy: every one but SQLite's own, the FTS5 index's, the
+ * change feed's (each engine's triggers write its own feed as the rows are copied) and those of
+ * the pages SQLite keeps by reference (`SQLITE_ONLY_TABLES`).
  */
 export function sqliteTables(db: SqliteDb): string[] {
   const names = db
@@ -84,7 +91,8 @@ export function sqliteTables(db: SqliteDb): string[] {
        AND name NOT LIKE 'tasks_fts%' AND name NOT IN ('column_types', 'changes', 'change_batch')`,
     )
     .pluck()
-    .all();
+    .all()
+    .filter((name) => !SQLITE_ONLY_TABLES.includes(name));
   const rank = (name: string) => (TABLE_ORDER.includes(name) ? TABLE_ORDER.indexOf(name) : 99);
   return names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
