@@ -116,6 +116,34 @@ export class TaskPagesRepository {
     return { ...kept, rows: encodeRows(texts as string[]) };
   }
 
+  /**
+   * A kept page as a survey reads it: its task ids when kept by reference (SQLite; whether a
+   * task differs from the page is `referenceDiffers`), else its encoded rows; undefined if none.
+   */
+  async look(
+    projectId: string,
+    pageSize: number,
+    page: number,
+  ): Promise<{ ids: string[] } | { rows: string } | undefined> {
+    const kept = await this.getStmt.get(projectId, pageSize, page);
+    if (kept === undefined) return undefined;
+    if (this.refs !== undefined && byReference(kept.rows)) {
+      return { ids: JSON.parse(kept.rows) as string[] };
+    }
+    return { rows: kept.rows };
+  }
+
+  /**
+   * SQLite: whether any of `ids`, tasks of `projectId`'s pages kept by reference, is not in the
+   * mirror as its page has it: the task gone or moved, or a saved text unlike the task's (the
+   * mirror's own text is the page's while none is saved).
+   */
+  async referenceDiffers(projectId: string, ids: readonly string[]): Promise<boolean> {
+    if (this.refs === undefined) throw new Error('pages are kept by reference on SQLite only');
+    if (ids.length === 0) return false;
+    return (await this.refs.differs.get({ projectId, ids: JSON.stringify(ids) })) !== undefined;
+  }
+
   /** Keeps a page's rows (JSON texts) under its ETag, replacing the copy before. */
   async put(
     projectId: string,
@@ -190,6 +218,13 @@ function referenceStatements(db: Db) {
     forget: db.prepare(
       `DELETE FROM task_page_originals WHERE project_id = @projectId
        AND NOT EXISTS (SELECT 1 FROM task_page_refs WHERE project_id = @projectId)`,
+    ),
+    differs: db.prepare<{ projectId: string; ids: string }, number>(
+      `SELECT 1 FROM json_each(@ids) j
+       LEFT JOIN tasks t ON t.id = j.value
+       LEFT JOIN task_page_originals o ON o.task_id = j.value
+       WHERE t.id IS NULL OR t.project_id <> @projectId OR o.data <> t.data
+       LIMIT 1`,
     ),
     texts: db
       .prepare<[string], string | null>(

@@ -13,7 +13,6 @@ import type { PassGuard } from './guard.js';
 import type { Task } from '../../domain/index.js';
 import { SURVEY_PAGES_PER_STATEMENT, type PageSurvey } from '../survey-pages.js';
 import { decodeRows, keptPageMissing } from '../task-pages.js';
-import { keptPage } from './kept-pages.js';
 
 /** The members, resources and dependencies a pass read. */
 export type ProjectLists = Record<RecordKind, IdentifiedRecord[]>;
@@ -64,11 +63,18 @@ async function surveyPages(
     return await store.surveyPages.survey(projectId, pageSize, first, last, guard.tasks);
   }
   return await store.snapshot(async () => {
-    const texts = decodeRows((await keptPage(store, projectId, pageSize, first)).rows);
-    const ids = texts.map((text) => (JSON.parse(text) as Task).id);
+    const kept = await store.taskPages.look(projectId, pageSize, first);
+    if (kept === undefined) throw keptPageMissing(projectId, first);
+    // A page kept by reference: its ids, and no text to compare but those saved since.
+    const texts = 'rows' in kept ? decodeRows(kept.rows) : undefined;
+    const ids = 'ids' in kept ? kept.ids : texts!.map((text) => (JSON.parse(text) as Task).id);
     const repeated = await store.seenTasks.markAll(projectId, ids);
     const page = { page: first, kept: true, repeated, differs: false };
     if (repeated !== undefined) return [page];
+    if (texts === undefined) {
+      const unguarded = ids.filter((id) => !guard.tasks.has(id));
+      return [{ ...page, differs: await store.taskPages.referenceDiffers(projectId, unguarded) }];
+    }
     const unguarded = ids.flatMap((id, i) =>
       guard.tasks.has(id) ? [] : [[id, texts[i]!] as const],
     );
