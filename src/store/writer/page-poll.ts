@@ -75,9 +75,11 @@ export async function applyPolledPage(
     if (polled.totalCount === undefined) {
       return { kind: 'escalate', reason: 'a page without X-Total-Count' };
     }
-    const kept = await store.taskPages.get(projectId, pageSize, page);
+    const kept = await store.taskPages.look(projectId, pageSize, page);
     if (kept === undefined) return { kind: 'escalate', reason: `page ${page} is not kept` };
-    const keptIds = decodeRows(kept.rows).map((text) => (JSON.parse(text) as Task).id);
+    // Only the ids: a page kept by reference has them as such, none of its texts rebuilt.
+    const keptIds =
+      'ids' in kept ? kept.ids : decodeRows(kept.rows).map((text) => (JSON.parse(text) as Task).id);
     const tasks = polled.texts.map((text) => JSON.parse(text) as Task);
     const ids = tasks.map((task) => task.id);
     if (ids.length !== keptIds.length || ids.some((id, i) => id !== keptIds[i])) {
