@@ -8,16 +8,22 @@
 export class NestedTransactions {
   private readonly exec: (sql: string) => Promise<void>;
   private readonly beforeCommit: (() => Promise<void>) | undefined;
+  private readonly afterBegin: (() => Promise<void>) | undefined;
   private depth = 0;
   private savepoints = 0;
 
   /**
    * Over `exec`, which runs a statement on the connection; `beforeCommit` runs inside the
-   * outermost transaction just before it commits.
+   * outermost transaction just before it commits, and `afterBegin` as its first step.
    */
-  constructor(exec: (sql: string) => Promise<void>, beforeCommit?: () => Promise<void>) {
+  constructor(
+    exec: (sql: string) => Promise<void>,
+    beforeCommit?: () => Promise<void>,
+    afterBegin?: () => Promise<void>,
+  ) {
     this.exec = exec;
     this.beforeCommit = beforeCommit;
+    this.afterBegin = afterBegin;
   }
 
   /** True inside a transaction. */
@@ -35,6 +41,7 @@ export class NestedTransactions {
     await this.exec(nested ? `SAVEPOINT ${name}` : begin);
     this.depth += 1;
     try {
+      if (!nested && this.afterBegin !== undefined) await this.afterBegin();
       const result = await work();
       if (!nested && this.beforeCommit !== undefined) await this.beforeCommit();
       await this.exec(nested ? `RELEASE SAVEPOINT ${name}` : 'COMMIT');

@@ -18,8 +18,11 @@ export class SqliteConnection implements Db {
 
   constructor(sqlite: SqliteDb) {
     this.sqlite = sqlite;
+    // The batch is ended as a transaction begins too: one another writer left open (a user's
+    // own UPDATE fires the triggers, and nothing of ours ends its batch) is not continued by ours.
     this.transactions = new NestedTransactions(
       (sql) => this.exec(sql),
+      async () => this.closeChangeBatch(),
       async () => this.closeChangeBatch(),
     );
   }

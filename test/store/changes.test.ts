@@ -4,6 +4,7 @@
  * assignment cleared and added again in one transaction taken back, a project's delete standing
  * for its rows, a backfill's rows left out and one reload written when it completes.
  */
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sqliteConnection } from '../../src/store/sqlite-connection.js';
 import { tempDatabase } from '../fixtures/db.js';
@@ -74,6 +75,30 @@ describe('the change feed on SQLite', () => {
         .slice(rows.length)
         .map((r) => [r.entity, r.entity_id, r.op]),
     ).toEqual([['project', 'p_1', 'delete']]);
+  });
+
+  it("never continues a batch another writer left open (a user's own UPDATE)", async () => {
+    const { db, file } = tempDatabase();
+    const store = sqliteConnection(db);
+    await store.transaction(async () => {
+      await store.exec(
+        `INSERT INTO projects (id, name, data, synced_at) VALUES ('p_1', 'P', '{"id":"p_1"}', 'x')`,
+      );
+      await store.exec(`INSERT INTO tasks (id, project_id, name, data, synced_at)
+        VALUES ('t_1', 'p_1', 'one', '{"id":"t_1","name":"one"}', 'x')`);
+    });
+    // Another connection, as sqlite3 or a BI tool: its UPDATE opens a batch nobody ends.
+    const other = new Database(file);
+    other.prepare(`UPDATE tasks SET name = 'mine', data = '{"id":"t_1","name":"mine"}'`).run();
+    other.close();
+    expect(db.prepare('SELECT open FROM change_batch').pluck().get()).not.toBeNull();
+    await store.transaction(() =>
+      store.exec(`UPDATE tasks SET name = 'uno', data = '{"id":"t_1","name":"uno"}'`),
+    );
+    const batches = db.prepare('SELECT batch FROM changes ORDER BY seq').pluck().all();
+    // The store's inserts, the user's update, the store's update: three transactions, three batches.
+    expect(batches).toEqual([1, 1, 2, 3]);
+    expect(db.prepare('SELECT open FROM change_batch').pluck().get()).toBeNull();
   });
 
   it("leaves out a backfill's rows and writes one reload when it completes", async () => {
