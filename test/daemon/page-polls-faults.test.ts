@@ -1,0 +1,70 @@
+/**
+ * Page polls keep the bound through faults, in the real daemon against the simulator on a fake
+ * clock (polling only): a wall clock stepped forward (a VM resumed) is noticed while the loop
+ * sleeps towards an item, as it is towards a pass.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_WALL_CHECK_MS } from '../../src/domain/index.js';
+import type { Simulator } from '../../src/sim/index.js';
+import { FakeClock } from '../fixtures/clock.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+import { settle, startTestDaemon } from './fixtures.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const BOUND_MS = 2 * HOUR;
+const TOKEN = 'glt_test_page_poll_faults';
+
+/**
+ * `projects` projects of 20 tasks (one page each), polled by parts within a 2 h bound, on a quota
+ * that leaves little above the floor: a page is polled more than half the bound apart.
+ */
+async function pagePolled(projects = 1, quota = 120) {
+  const clock = new FakeClock(Date.UTC(2026, 10, 21, 1, 0, 0));
+  const sim = await startTestSimulator({ clock, projects, tasks: 20, tokens: [TOKEN], quota });
+  const mirror = await startTestDaemon(sim, {
+    clock,
+    realtime: false,
+    daemon: { maxStalenessMs: BOUND_MS, reconcileCron: '0 23 * * *', outboxIdleMs: 6 * HOUR },
+  });
+  expect(mirror.daemon.plan().projects[0]!.partsPolled).toBe(true);
+  return { clock, sim, mirror };
+}
+
+/** The times the service answered a read (200 or 304) of page 1 of p_1's tasks. */
+function pageReads(sim: Simulator): number[] {
+  return sim.requestLog
+    .filter({ route: 'listTasks', where: (entry) => entry.path.startsWith('/v1/projects/p_1/') })
+    .filter((entry) => entry.status === 200 || entry.status === 304)
+    .map((entry) => entry.time);
+}
+
+/** Steps the clock wake-up to wake-up until `until` (monotonic), or until `done` says so. */
+async function run(clock: FakeClock, sim: Simulator, until: number, done = () => false) {
+  while (clock.monotonic() < until && !done()) {
+    const target = Math.min(clock.nextWakeAt ?? until, until);
+    await clock.advance(Math.max(0, target - clock.monotonic()));
+    await settle(clock, sim, 2);
+  }
+}
+
+describe('page polls through faults', () => {
+  it('notices a wall clock stepped forward while it sleeps towards a page poll', async () => {
+    const { clock, sim } = await pagePolled();
+    const listsReads = () =>
+      sim.requestLog.filter({ route: 'listMembers', status: 200 }).map((entry) => entry.time);
+    // The first page poll after the start-up reconcile; the loop then sleeps towards the side
+    // lists' first poll, most of the bound after the start-up.
+    await run(clock, sim, clock.monotonic() + BOUND_MS, () => pageReads(sim).length >= 2);
+    expect(listsReads()).toHaveLength(1);
+    // The machine is suspended 100 minutes (the service moves on) and resumes: the wall clock
+    // steps forward, and both the page and the side lists are overdue.
+    clock.stepWall(100 * MINUTE);
+    const resumed = clock.now();
+    await run(clock, sim, clock.monotonic() + BOUND_MS);
+    // Polled within one look at the wall clock, as an overdue pass would be.
+    const first = (reads: number[]) => reads.find((at) => at >= resumed)!;
+    expect(first(pageReads(sim)) - resumed).toBeLessThanOrEqual(DEFAULT_WALL_CHECK_MS);
+    expect(first(listsReads()) - resumed).toBeLessThanOrEqual(DEFAULT_WALL_CHECK_MS);
+  });
+});
