@@ -169,6 +169,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       await facts.refresh();
       await ledger.afterRequests();
     },
+    random,
   });
   const scheduler: PollScheduler = new PollScheduler({
     clock,

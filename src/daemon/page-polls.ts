@@ -39,9 +39,15 @@ import { ChangeRates, type DailyPlan, type ProjectPlan } from '../budget/index.j
 import { allocate } from '../budget/allocation.js';
 import { estimateRate } from '../budget/change-rate.js';
 import { DEFAULT_POOLED_EXPOSURE_MS } from '../budget/change-rates.js';
+import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { ListsPollResult, PagePollResult, ProjectSyncResult } from '../mirror/index.js';
 import type { StatePort } from '../store/port.js';
+import {
+  FAILED_PASS_BACKOFF_BASE_MS,
+  FAILED_PASS_BACKOFF_MAX_MS,
+  FAILED_PASS_MIN_RETRY_MS,
+} from './poll-scheduler.js';
 
 /** Requests a single-page poll costs. */
 export const PAGE_POLL_COST = 1;
@@ -98,6 +104,8 @@ export interface PagePollsOptions {
   escalate: (projectId: string, signal: AbortSignal) => Promise<unknown>;
   /** After each poll's requests (the budget and plan are saved). */
   afterRequests: () => Promise<void>;
+  /** Jitter source in [0, 1) for a failed poll's backoff; `Math.random` by default. */
+  random?: () => number;
 }
 
 /** The key of page `page` of a project, or of its side lists. */
@@ -118,6 +126,9 @@ export class PagePolls {
   /** The longest interval of any item's polls, from the last plan shaped. */
   private floorMs = Infinity;
   private readonly lastPolled = new Map<string, number>();
+  /** Items whose last poll failed: how often in a row, and when each is tried again. */
+  private readonly failing = new Map<string, { failures: number; retryAt: number }>();
+  private readonly backoff: BackoffPolicy;
   private readonly firstPlanned = new Map<string, number>();
   /** The page whose poll asked for a pass of each project, until that pass ends. */
   private readonly askedPass = new Map<string, number>();
@@ -137,6 +148,12 @@ export class PagePolls {
   constructor(options: PagePollsOptions) {
     this.options = options;
     this.rates = new ChangeRates(options.clock);
+    // As a failed pass's: seconds, doubling to 10 minutes at most.
+    this.backoff = {
+      baseMs: FAILED_PASS_BACKOFF_BASE_MS,
+      maxMs: FAILED_PASS_BACKOFF_MAX_MS,
+      random: options.random ?? Math.random,
+    };
   }
 
   /** Adopts the kept estimates of pages and side lists; an unreadable mirror leaves the priors. */
@@ -353,6 +370,9 @@ export class PagePolls {
         at = Math.min(Math.max(at, this.firstPlanned.get(item.key)!), looked + this.floorMs);
       }
       if (!Number.isFinite(at)) at = now;
+      // A failed poll read nothing: the item is tried again after its backoff, not sooner.
+      const failing = this.failing.get(item.key);
+      if (failing !== undefined) at = Math.max(at, failing.retryAt);
       due.push({ key: item.key, at });
     }
     return due;
@@ -397,15 +417,22 @@ export class PagePolls {
     for (const [key, at] of this.lastPolled) this.lastPolled.set(key, at + stepMs);
     for (const [key, at] of this.firstPlanned) this.firstPlanned.set(key, at + stepMs);
     for (const [id, at] of this.passBegan) this.passBegan.set(id, at + stepMs);
+    for (const failing of this.failing.values()) failing.retryAt += stepMs;
   }
 
-  /** Polls the item `key` now; a failure is logged (the item is tried again one interval on). */
+  /**
+   * Polls the item `key` now. A failure is logged, and the item, not read, keeps its last look
+   * and is tried again after a backoff (seconds, doubling to minutes), not one interval on: the
+   * bound counts from its last read.
+   */
   async poll(key: string, signal: AbortSignal): Promise<void> {
     const item = this.items.get(key);
     if (item === undefined) return;
-    const { logger } = this.options;
+    const { clock, logger } = this.options;
     await this.load();
-    this.lastPolled.set(key, this.options.clock.now());
+    const looked = this.lastPolled.get(key);
+    const began = clock.now();
+    this.lastPolled.set(key, began);
     try {
       if (item.page === undefined) {
         const result = await this.options.pollLists(item.projectId, signal);
@@ -425,9 +452,17 @@ export class PagePolls {
           await this.options.escalate(item.projectId, signal);
         }
       }
+      this.failing.delete(key);
     } catch (error) {
       if (signal.aborted) return;
       logger.warn({ projectId: item.projectId, key, err: errorLine(error) }, 'page poll failed');
+      // Moved as the wall clock stepped meanwhile (`wallStepped` moved the time it began).
+      const stepMs = (this.lastPolled.get(key) ?? began) - began;
+      if (looked === undefined) this.lastPolled.delete(key);
+      else this.lastPolled.set(key, looked + stepMs);
+      const failures = (this.failing.get(key)?.failures ?? 0) + 1;
+      const delayMs = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
+      this.failing.set(key, { failures, retryAt: clock.now() + delayMs });
     }
     await this.options.afterRequests();
     await this.save();
@@ -450,6 +485,7 @@ export class PagePolls {
     this.rates.retain((key) => !ofGone(key));
     for (const key of keys) this.dirty.delete(key);
     for (const [key, item] of this.items) if (gone.has(item.projectId)) this.items.delete(key);
+    for (const key of this.failing.keys()) if (ofGone(key)) this.failing.delete(key);
     if (keys.length === 0) return;
     try {
       await this.options.state.deleteChangeRates(keys);

@@ -1,7 +1,8 @@
 /**
  * Page polls keep the bound through faults, in the real daemon against the simulator on a fake
- * clock (polling only): a wall clock stepped forward (a VM resumed) is noticed while the loop
- * sleeps towards an item, as it is towards a pass.
+ * clock (polling only): a page poll that fails is tried again soon, not one interval on; a wall
+ * clock stepped forward (a VM resumed) is noticed while the loop sleeps towards an item, as it is
+ * towards a pass.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WALL_CHECK_MS } from '../../src/domain/index.js';
@@ -48,7 +49,26 @@ async function run(clock: FakeClock, sim: Simulator, until: number, done = () =>
   }
 }
 
+/** The longest wait between two reads of the page, up to now. */
+function longestGap(reads: number[], now: number): number {
+  const times = [...reads, now];
+  return Math.max(...times.slice(1).map((at, i) => at - times[i]!));
+}
+
 describe('page polls through faults', () => {
+  it('tries a failed page poll again soon: the page is read within the bound', async () => {
+    const { clock, sim } = await pagePolled();
+    // The start-up reconcile read the page; the first page poll reads it again.
+    await run(clock, sim, clock.monotonic() + BOUND_MS, () => pageReads(sim).length >= 2);
+    expect(pageReads(sim)).toHaveLength(2);
+    // The next two page polls fail, all five attempts of each (an outage of the service).
+    sim.faults.failNext({ route: 'listTasks', kind: 'status', status: 503, count: 10 });
+    await run(clock, sim, clock.monotonic() + 3 * BOUND_MS);
+    expect(sim.requestLog.count({ route: 'listTasks', status: 503 })).toBe(10);
+    expect(pageReads(sim).length).toBeGreaterThan(3);
+    expect(longestGap(pageReads(sim), clock.now())).toBeLessThanOrEqual(BOUND_MS);
+  });
+
   it('notices a wall clock stepped forward while it sleeps towards a page poll', async () => {
     const { clock, sim } = await pagePolled();
     const listsReads = () =>
