@@ -164,7 +164,12 @@ export function createDaemon(options: DaemonOptions): Daemon {
     },
     pollLists: (projectId, pollSignal) =>
       engine.mirror.pollLists(projectId, { signal: pollSignal, purpose: 'poll' }),
-    escalate: (projectId, pollSignal) => passes.syncProject(projectId, pollSignal, 'poll', true),
+    // Its outcome goes to the poll schedule, as a poll's: a failed pass is retried with backoff
+    // (the project's parts polled, nothing else would pass it before the next reconcile).
+    escalate: async (projectId, pollSignal) => {
+      const ok = await passes.syncProject(projectId, pollSignal, 'poll', true);
+      if (ok !== undefined && !pollSignal.aborted) scheduler.recordResult(projectId, ok);
+    },
     afterRequests: async () => {
       await facts.refresh();
       await ledger.afterRequests();

@@ -1,15 +1,17 @@
 /**
  * Page polls keep the bound through faults, in the real daemon against the simulator on a fake
- * clock (polling only): a page poll that fails is tried again soon, not one interval on; a wall
- * clock stepped forward (a VM resumed) is noticed while the loop sleeps towards an item, as it is
- * towards a pass.
+ * clock (polling only): a page poll that fails is tried again soon, not one interval on; a page
+ * poll's full pass that fails is retried; a wall clock stepped forward (a VM resumed) is noticed
+ * while the loop sleeps towards an item, as it is towards a pass. Each checks, from the service's
+ * request log or the mirror, that nothing waited past `--max-staleness`.
  */
 import { describe, expect, it } from 'vitest';
+import { FAILED_PASS_BACKOFF_MAX_MS } from '../../src/daemon/poll-scheduler.js';
 import { DEFAULT_WALL_CHECK_MS } from '../../src/domain/index.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { startTestSimulator } from '../fixtures/sim.js';
-import { settle, startTestDaemon } from './fixtures.js';
+import { settle, startTestDaemon, type TestDaemon } from './fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -55,6 +57,11 @@ function longestGap(reads: number[], now: number): number {
   return Math.max(...times.slice(1).map((at, i) => at - times[i]!));
 }
 
+/** True once the mirror holds task `taskId`. */
+function holds(mirror: TestDaemon, taskId: string): boolean {
+  return mirror.db.prepare('SELECT 1 FROM tasks WHERE id = ?').get(taskId) !== undefined;
+}
+
 describe('page polls through faults', () => {
   it('tries a failed page poll again soon: the page is read within the bound', async () => {
     const { clock, sim } = await pagePolled();
@@ -67,6 +74,33 @@ describe('page polls through faults', () => {
     expect(sim.requestLog.count({ route: 'listTasks', status: 503 })).toBe(10);
     expect(pageReads(sim).length).toBeGreaterThan(3);
     expect(longestGap(pageReads(sim), clock.now())).toBeLessThanOrEqual(BOUND_MS);
+  });
+
+  it("retries a page poll's full pass that failed, as any failed pass, not at the next page poll", async () => {
+    const { clock, sim, mirror } = await pagePolled(8, 720);
+    await run(clock, sim, clock.monotonic() + BOUND_MS, () => pageReads(sim).length >= 2);
+    expect(pageReads(sim)).toHaveLength(2);
+    // A task is created just after a page poll: the next one sees the total move and asks for a
+    // full pass, which fails (the members list answers 503, all five attempts).
+    const created = clock.now();
+    const task = sim.service.createTask('p_1', { name: 'created after a page poll' });
+    sim.faults.beforePage('p_1', 1, () =>
+      sim.faults.failNext({ route: 'listMembers', kind: 'status', status: 503, count: 5 }),
+    );
+    let seenAt: number | undefined;
+    await run(clock, sim, clock.monotonic() + 3 * BOUND_MS, () => {
+      if (seenAt === undefined && holds(mirror, task.id)) seenAt = clock.now();
+      return seenAt !== undefined;
+    });
+    const failed = sim.requestLog.filter({ route: 'listMembers', status: 503 });
+    expect(failed).toHaveLength(5);
+    expect(mirror.daemon.metricsSources().pagePollEscalations?.()).toBeGreaterThanOrEqual(1);
+    // Still polled by parts: the pass that mirrored the task was the failed one's retry, after
+    // its backoff, not a fall back to full passes.
+    expect(mirror.daemon.plan().projects.every((p) => p.partsPolled === true)).toBe(true);
+    expect(seenAt).toBeDefined();
+    expect(seenAt! - failed.at(-1)!.time).toBeLessThanOrEqual(FAILED_PASS_BACKOFF_MAX_MS);
+    expect(seenAt! - created).toBeLessThanOrEqual(BOUND_MS);
   });
 
   it('notices a wall clock stepped forward while it sleeps towards a page poll', async () => {
