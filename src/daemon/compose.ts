@@ -244,7 +244,17 @@ export function createDaemon(options: DaemonOptions): Daemon {
     disk,
     onDone: (item) => rates.answered(item.projectId),
   });
-  const startup = new Startup({ clock, logger, passes, notes, rates, pusher, inFlight, signal });
+  const startup = new Startup({
+    clock,
+    logger,
+    passes,
+    notes,
+    rates,
+    parts: pagePolls,
+    pusher,
+    inFlight,
+    signal,
+  });
   const applier = new ChangeApplier({
     mirror: engine.mirror,
     remote: engine.remote,

@@ -118,6 +118,11 @@ function isItemKey(key: string): boolean {
   return /#(p\d+|lists)$/.test(key);
 }
 
+/** The project of an item's key. */
+function projectOf(key: string): string {
+  return key.replace(/#(p\d+|lists)$/, '');
+}
+
 /** Single-page and side-list polls: their estimates, their plan and their runs. */
 export class PagePolls {
   private readonly options: PagePollsOptions;
@@ -162,10 +167,20 @@ export class PagePolls {
     return this.loading;
   }
 
-  private async read(): Promise<void> {
+  /**
+   * Adopts the mirror's estimates of the pages and side lists of `projectIds`, which another
+   * daemon held (on a shared PostgreSQL mirror): theirs are newer than what this one loaded.
+   */
+  async adopt(projectIds: readonly string[]): Promise<void> {
+    await this.load();
+    const wanted = new Set(projectIds);
+    await this.read((key) => wanted.has(projectOf(key)));
+  }
+
+  private async read(keep: (key: string) => boolean = () => true): Promise<void> {
     try {
       const rows = await this.options.state.changeRates();
-      this.rates.load(rows.filter((row) => isItemKey(row.key)));
+      this.rates.load(rows.filter((row) => isItemKey(row.key) && keep(row.key)));
     } catch (error) {
       this.options.logger.warn({ err: errorLine(error) }, 'could not read the page estimates');
     }
@@ -477,7 +492,7 @@ export class PagePolls {
   async forget(projectIds: readonly string[]): Promise<void> {
     if (projectIds.length === 0) return;
     const gone = new Set(projectIds);
-    const ofGone = (key: string) => gone.has(key.replace(/#(p\d+|lists)$/, ''));
+    const ofGone = (key: string) => gone.has(projectOf(key));
     const keys = this.rates
       .kept()
       .map((row) => row.key)
