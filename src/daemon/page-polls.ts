@@ -131,7 +131,11 @@ export class PagePolls {
   /** The longest interval of any item's polls, from the last plan shaped. */
   private floorMs = Infinity;
   private readonly lastPolled = new Map<string, number>();
-  /** Items whose last poll failed: how often in a row, and when each is tried again. */
+  /**
+   * Projects whose last poll of an item failed: how often in a row, and when their items are
+   * tried again (per project, not per item: a project gone from the service fails every item,
+   * and is then asked once a backoff, as a failed pass is, not once an item).
+   */
   private readonly failing = new Map<string, { failures: number; retryAt: number }>();
   private readonly backoff: BackoffPolicy;
   private readonly firstPlanned = new Map<string, number>();
@@ -385,8 +389,8 @@ export class PagePolls {
         at = Math.min(Math.max(at, this.firstPlanned.get(item.key)!), looked + this.floorMs);
       }
       if (!Number.isFinite(at)) at = now;
-      // A failed poll read nothing: the item is tried again after its backoff, not sooner.
-      const failing = this.failing.get(item.key);
+      // A failed poll read nothing: the project's items are tried after its backoff, not sooner.
+      const failing = this.failing.get(item.projectId);
       if (failing !== undefined) at = Math.max(at, failing.retryAt);
       due.push({ key: item.key, at });
     }
@@ -436,9 +440,9 @@ export class PagePolls {
   }
 
   /**
-   * Polls the item `key` now. A failure is logged, and the item, not read, keeps its last look
-   * and is tried again after a backoff (seconds, doubling to minutes), not one interval on: the
-   * bound counts from its last read.
+   * Polls the item `key` now. A failure is logged, and the item, not read, keeps its last look;
+   * its project's items are tried again after a backoff (seconds, doubling to 10 minutes), not
+   * one interval on: the bound counts from the last read.
    */
   async poll(key: string, signal: AbortSignal): Promise<void> {
     const item = this.items.get(key);
@@ -467,17 +471,22 @@ export class PagePolls {
           await this.options.escalate(item.projectId, signal);
         }
       }
-      this.failing.delete(key);
+      this.failing.delete(item.projectId);
     } catch (error) {
       if (signal.aborted) return;
-      logger.warn({ projectId: item.projectId, key, err: errorLine(error) }, 'page poll failed');
+      const failures = (this.failing.get(item.projectId)?.failures ?? 0) + 1;
+      // A line for the first failure in a row, not one per attempt.
+      const level = failures === 1 ? 'warn' : 'debug';
+      logger[level](
+        { projectId: item.projectId, key, failures, err: errorLine(error) },
+        'page poll failed',
+      );
       // Moved as the wall clock stepped meanwhile (`wallStepped` moved the time it began).
       const stepMs = (this.lastPolled.get(key) ?? began) - began;
       if (looked === undefined) this.lastPolled.delete(key);
       else this.lastPolled.set(key, looked + stepMs);
-      const failures = (this.failing.get(key)?.failures ?? 0) + 1;
       const delayMs = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
-      this.failing.set(key, { failures, retryAt: clock.now() + delayMs });
+      this.failing.set(item.projectId, { failures, retryAt: clock.now() + delayMs });
     }
     await this.options.afterRequests();
     await this.save();
@@ -500,7 +509,8 @@ export class PagePolls {
     this.rates.retain((key) => !ofGone(key));
     for (const key of keys) this.dirty.delete(key);
     for (const [key, item] of this.items) if (gone.has(item.projectId)) this.items.delete(key);
-    for (const key of this.failing.keys()) if (ofGone(key)) this.failing.delete(key);
+    for (const projectId of this.failing.keys())
+      if (gone.has(projectId)) this.failing.delete(projectId);
     if (keys.length === 0) return;
     try {
       await this.options.state.deleteChangeRates(keys);

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { FAILED_PASS_BACKOFF_MAX_MS } from '../../src/daemon/poll-scheduler.js';
 import { DEFAULT_WALL_CHECK_MS } from '../../src/domain/index.js';
 import type { Simulator } from '../../src/sim/index.js';
+import type { Logger } from 'pino';
+import { captureLogger, LEVEL } from '../fixtures/capture-log.js';
 import { FakeClock } from '../fixtures/clock.js';
 import { startTestSimulator } from '../fixtures/sim.js';
 import { settle, startTestDaemon, type TestDaemon } from './fixtures.js';
@@ -22,19 +24,27 @@ const TOKEN = 'glt_test_page_poll_faults';
  * `projects` projects of 20 tasks (one page each), polled by parts within a 2 h bound, on a quota
  * that leaves little above the floor: a page is polled more than half the bound apart.
  */
-async function pagePolled(projects = 1, quota = 120) {
+async function pagePolled(projects = 1, quota = 120, tasks = 20, logger?: Logger) {
   const clock = new FakeClock(Date.UTC(2026, 10, 21, 1, 0, 0));
-  const sim = await startTestSimulator({ clock, projects, tasks: 20, tokens: [TOKEN], quota });
+  const sim = await startTestSimulator({ clock, projects, tasks, tokens: [TOKEN], quota });
   const mirror = await startTestDaemon(sim, {
     clock,
     realtime: false,
-    daemon: { maxStalenessMs: BOUND_MS, reconcileCron: '0 23 * * *', outboxIdleMs: 6 * HOUR },
+    engine: { pageSize: 100 },
+    daemon: {
+      maxStalenessMs: BOUND_MS,
+      reconcileCron: '0 23 * * *',
+      outboxIdleMs: 6 * HOUR,
+      // The backoffs' jitter at its top: each wait its ceiling.
+      random: () => 0.999,
+      ...(logger === undefined ? {} : { logger }),
+    },
   });
   expect(mirror.daemon.plan().projects[0]!.partsPolled).toBe(true);
   return { clock, sim, mirror };
 }
 
-/** The times the service answered a read (200 or 304) of page 1 of p_1's tasks. */
+/** The times the service answered a read (200 or 304) of p_1's tasks (one page unless said). */
 function pageReads(sim: Simulator): number[] {
   return sim.requestLog
     .filter({ route: 'listTasks', where: (entry) => entry.path.startsWith('/v1/projects/p_1/') })
@@ -74,6 +84,28 @@ describe('page polls through faults', () => {
     expect(sim.requestLog.count({ route: 'listTasks', status: 503 })).toBe(10);
     expect(pageReads(sim).length).toBeGreaterThan(3);
     expect(longestGap(pageReads(sim), clock.now())).toBeLessThanOrEqual(BOUND_MS);
+  });
+
+  it('asks a project whose every page fails once a backoff, not once a page', async () => {
+    const log = captureLogger('info');
+    const { clock, sim } = await pagePolled(1, 600, 300, log.logger);
+    expect(pageReads(sim)).toHaveLength(3);
+    // Gone from the service, as the daemon will learn at the next reconcile: every read of it
+    // answers 404 (not retried by the client).
+    const ofP1 = (request: { path: string }) => request.path.startsWith('/v1/projects/p_1');
+    sim.faults.failNext({ kind: 'status', status: 404, count: Infinity, when: ofP1 });
+    const refused = () => sim.requestLog.count({ status: 404 });
+    await run(clock, sim, clock.monotonic() + BOUND_MS, () => refused() > 0);
+    const first = refused();
+    await run(clock, sim, clock.monotonic() + 2 * HOUR);
+    // A failed pass's backoff, doubling to 10 minutes: a dozen requests in two hours, not one
+    // for each of its three pages and its side lists.
+    expect(refused() - first).toBeGreaterThan(6);
+    expect(refused() - first).toBeLessThanOrEqual(2 * (120 / 10) + 6);
+    // One line for the failures in a row, not one per attempt.
+    const failedLines = log.lines.filter((line) => line.msg === 'page poll failed');
+    expect(failedLines).toHaveLength(1);
+    expect(failedLines[0]!.level).toBe(LEVEL.warn);
   });
 
   it("retries a page poll's full pass that failed, as any failed pass, not at the next page poll", async () => {
