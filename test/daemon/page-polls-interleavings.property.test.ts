@@ -2,10 +2,12 @@
  * The bound through interleavings (fast-check, seeded, shrinking): the real poll scheduler and
  * page polls (`poll-scheduler.ts`, `page-polls.ts`) on a manual clock, over a service that
  * records when each part of each project was read, with realtime going up and down, outages of
- * the service (page polls and passes fail), and the wall clock stepping either way. Every part of
+ * the service (page polls and passes fail), restarts (what the page polls knew is lost; the
+ * mirror keeps the last passes), and the wall clock stepping either way. Every part of
  * every project is read within `--max-staleness` at all times, realtime up or down or flapping
- * (the bound, 2 h, is above the reconcile interval); after an outage or a step of the wall clock
- * forward (a VM suspended), the parts it left overdue are read within a catch-up.
+ * (the bound, 2 h, is above the reconcile interval); after an outage, a restart after a while
+ * down, or a step of the wall clock forward (a VM suspended), the parts it left overdue are read
+ * within a catch-up.
  */
 import fc from 'fast-check';
 import pino from 'pino';
@@ -38,7 +40,8 @@ type Step =
   | { kind: 'wait'; ms: number }
   | { kind: 'realtime'; connected: boolean }
   | { kind: 'outage'; ms: number }
-  | { kind: 'wallStep'; ms: number };
+  | { kind: 'wallStep'; ms: number }
+  | { kind: 'restart'; downMs: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: MINUTE, max: 3 * HOUR }) }),
@@ -46,6 +49,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
     kind: fc.constant('outage' as const),
     ms: fc.integer({ min: MINUTE, max: 2 * HOUR }),
+  }),
+  fc.record({
+    kind: fc.constant('restart' as const),
+    downMs: fc.integer({ min: 0, max: 30 * MINUTE }),
   }),
   fc.record({
     kind: fc.constant('wallStep' as const),
@@ -104,53 +111,73 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
       maxStalenessMs: BOUND_MS,
     });
   };
-  const pagePolls: PagePolls = new PagePolls({
-    clock,
-    logger,
-    state: {
-      changeRates: async () => [],
-      saveChangeRates: async () => {},
-      deleteChangeRates: async () => {},
-    },
-    pageSize: PAGE_SIZE,
-    facts: () => facts,
-    pollPage: async (projectId, page) => {
-      if (failing()) throw new Error('503 Service Unavailable');
-      reads.set(`${projectId}#p${page}`, serviceNow());
-      return { projectId, page, requests: 1, notModified: true, outcome: { kind: 'unchanged' } };
-    },
-    pollLists: async (projectId) => {
-      if (failing()) throw new Error('503 Service Unavailable');
-      reads.set(`${projectId}#lists`, serviceNow());
-      return { projectId, requests: 4, changed: false };
-    },
-    escalate: async () => {},
-    afterRequests: async () => {},
-    random: () => 0.5,
-  });
-  const scheduler = new PollScheduler({
-    clock,
-    logger,
-    plan: () => {
-      const plan = basePlan();
-      if (plan.boundHeld !== true) lastEnd.short = serviceNow();
-      return pagePolls.shape(plan, connected);
-    },
-    poll: async (projectId) => {
-      const startedAt = clock.now();
-      const ok = !failing();
-      const project = PROJECTS.find((p) => p.id === projectId)!;
-      if (ok) {
-        for (const part of parts(project)) reads.set(part, serviceNow());
-        facts.find((f) => f.id === projectId)!.lastPassAt = startedAt;
-      }
-      pagePolls.passed({ projectId, ok, startedAt } as ProjectSyncResult);
-      return ok;
-    },
-    lastPassAt: (projectId) => facts.find((f) => f.id === projectId)?.lastPassAt,
-    items: pagePolls,
-    random: () => 0.5,
-  });
+  /** A full pass of a project, begun now: every part read, unless the service is out. */
+  const pass = (projectId: string, pagePolls: PagePolls): boolean => {
+    const startedAt = clock.now();
+    const ok = !failing();
+    const project = PROJECTS.find((p) => p.id === projectId)!;
+    if (ok) {
+      for (const part of parts(project)) reads.set(part, serviceNow());
+      facts.find((f) => f.id === projectId)!.lastPassAt = startedAt;
+    }
+    pagePolls.passed({ projectId, ok, startedAt } as ProjectSyncResult);
+    return ok;
+  };
+  /**
+   * A daemon started on the mirror, as `Daemon.start` does: what its page polls and schedule
+   * knew is gone (the mirror keeps the last passes); a start-up reconcile, each failed pass
+   * retried with backoff; then the schedule.
+   */
+  const boot = async () => {
+    const pagePolls: PagePolls = new PagePolls({
+      clock,
+      logger,
+      state: {
+        changeRates: async () => [],
+        saveChangeRates: async () => {},
+        deleteChangeRates: async () => {},
+      },
+      pageSize: PAGE_SIZE,
+      facts: () => facts,
+      pollPage: async (projectId, page) => {
+        if (failing()) throw new Error('503 Service Unavailable');
+        reads.set(`${projectId}#p${page}`, serviceNow());
+        return { projectId, page, requests: 1, notModified: true, outcome: { kind: 'unchanged' } };
+      },
+      pollLists: async (projectId) => {
+        if (failing()) throw new Error('503 Service Unavailable');
+        reads.set(`${projectId}#lists`, serviceNow());
+        return { projectId, requests: 4, changed: false };
+      },
+      escalate: async () => {},
+      afterRequests: async () => {},
+      random: () => 0.5,
+    });
+    const scheduler = new PollScheduler({
+      clock,
+      logger,
+      plan: () => {
+        const plan = basePlan();
+        if (plan.boundHeld !== true) lastEnd.short = serviceNow();
+        return pagePolls.shape(plan, connected);
+      },
+      poll: async (projectId) => pass(projectId, pagePolls),
+      lastPassAt: (projectId) => facts.find((f) => f.id === projectId)?.lastPassAt,
+      items: pagePolls,
+      random: () => 0.5,
+    });
+    for (const { id } of PROJECTS) scheduler.recordResult(id, pass(id, pagePolls));
+    const controller = new AbortController();
+    const done = scheduler.run(controller.signal);
+    await flushMicrotasks();
+    return {
+      scheduler,
+      stop: async () => {
+        controller.abort();
+        await done;
+      },
+    };
+  };
   /**
    * How long a part read at `read` may wait: the bound; or, when an outage, a step of the wall
    * clock forward or a budget short of the bound came since, the catch-up after the last of them.
@@ -162,9 +189,7 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
         .filter((at) => at > read)
         .map((at) => at - read + CATCH_UP_MS),
     );
-  const controller = new AbortController();
-  const done = scheduler.run(controller.signal);
-  await flushMicrotasks();
+  let daemon = await boot();
   let found: string | undefined;
   const wait = async (ms: number) => {
     const until = clock.monotonic() + ms;
@@ -183,10 +208,16 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
       if (s.kind === 'wait') await wait(s.ms);
       else if (s.kind === 'realtime') {
         connected = s.connected;
-        scheduler.replan();
+        daemon.scheduler.replan();
       } else if (s.kind === 'outage') {
         outageUntil = serviceNow() + s.ms;
         lastEnd.outage = outageUntil;
+      } else if (s.kind === 'restart') {
+        // Stopped, down a while (nothing read meanwhile), started again.
+        await daemon.stop();
+        await clock.advance(s.downMs);
+        if (s.downMs > 0) lastEnd.outage = serviceNow();
+        daemon = await boot();
       } else {
         clock.stepWall(s.ms);
         if (s.ms > 0) {
@@ -201,12 +232,11 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
       if (found !== undefined) return found;
     }
     connected = false;
-    scheduler.replan();
+    daemon.scheduler.replan();
     await wait(2 * BOUND_MS + CATCH_UP_MS);
     return found;
   } finally {
-    controller.abort();
-    await done;
+    await daemon.stop();
   }
 }
 
