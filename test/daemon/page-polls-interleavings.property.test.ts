@@ -2,12 +2,13 @@
  * The bound through interleavings (fast-check, seeded, shrinking): the real poll scheduler and
  * page polls (`poll-scheduler.ts`, `page-polls.ts`) on a manual clock, over a service that
  * records when each part of each project was read, with realtime going up and down, outages of
- * the service (page polls and passes fail), restarts (what the page polls knew is lost; the
- * mirror keeps the last passes), and the wall clock stepping either way. Every part of
- * every project is read within `--max-staleness` at all times, realtime up or down or flapping
- * (the bound, 2 h, is above the reconcile interval); after an outage, a restart after a while
- * down, or a step of the wall clock forward (a VM suspended), the parts it left overdue are read
- * within a catch-up.
+ * the service (page polls and passes fail), outages of a side list (passes fail, single pages
+ * answer), tasks created (a page poll then asks for a full pass, which may fail), restarts (what
+ * the page polls knew is lost; the mirror keeps the last passes), and the wall clock stepping
+ * either way. Every part of every project is read, and every task created is mirrored, within
+ * `--max-staleness`, realtime up or down or flapping (the bound, 2 h, is above the reconcile
+ * interval); after an outage, a restart after a while down, or a step of the wall clock forward
+ * (a VM suspended), within a catch-up of its end.
  */
 import fc from 'fast-check';
 import pino from 'pino';
@@ -40,8 +41,10 @@ type Step =
   | { kind: 'wait'; ms: number }
   | { kind: 'realtime'; connected: boolean }
   | { kind: 'outage'; ms: number }
+  | { kind: 'listsOutage'; ms: number }
   | { kind: 'wallStep'; ms: number }
-  | { kind: 'restart'; downMs: number };
+  | { kind: 'restart'; downMs: number }
+  | { kind: 'create'; projectId: string };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: MINUTE, max: 3 * HOUR }) }),
@@ -49,6 +52,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
     kind: fc.constant('outage' as const),
     ms: fc.integer({ min: MINUTE, max: 2 * HOUR }),
+  }),
+  fc.record({
+    kind: fc.constant('listsOutage' as const),
+    ms: fc.integer({ min: MINUTE, max: HOUR }),
+  }),
+  fc.record({
+    kind: fc.constant('create' as const),
+    projectId: fc.constantFrom(...PROJECTS.map((p) => p.id)),
   }),
   fc.record({
     kind: fc.constant('restart' as const),
@@ -88,7 +99,10 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
   for (const project of PROJECTS) for (const part of parts(project)) reads.set(part, serviceNow());
   let connected = false;
   let outageUntil = -Infinity;
+  /** Until when passes and side lists fail while single pages answer (a broken side list). */
+  let listsOutageUntil = -Infinity;
   const failing = () => serviceNow() < outageUntil;
+  const listsFailing = () => failing() || serviceNow() < listsOutageUntil;
   /**
    * When the last outage ended, the wall clock last stepped forward, realtime last dropped, and
    * the plan last found the budget short of the bound (near a reset after a step, say).
@@ -111,12 +125,19 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
       maxStalenessMs: BOUND_MS,
     });
   };
+  /** Tasks each project's service created, and those its mirror holds since its last pass. */
+  const created = new Map(PROJECTS.map((p) => [p.id, 0]));
+  const mirrored = new Map(PROJECTS.map((p) => [p.id, 0]));
+  /** When the oldest task the mirror does not hold yet was created, by project. */
+  const unmirroredSince = new Map<string, number>();
   /** A full pass of a project, begun now: every part read, unless the service is out. */
   const pass = (projectId: string, pagePolls: PagePolls): boolean => {
     const startedAt = clock.now();
-    const ok = !failing();
+    const ok = !listsFailing();
     const project = PROJECTS.find((p) => p.id === projectId)!;
     if (ok) {
+      mirrored.set(projectId, created.get(projectId)!);
+      unmirroredSince.delete(projectId);
       for (const part of parts(project)) reads.set(part, serviceNow());
       facts.find((f) => f.id === projectId)!.lastPassAt = startedAt;
     }
@@ -142,18 +163,25 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
       pollPage: async (projectId, page) => {
         if (failing()) throw new Error('503 Service Unavailable');
         reads.set(`${projectId}#p${page}`, serviceNow());
-        return { projectId, page, requests: 1, notModified: true, outcome: { kind: 'unchanged' } };
+        // X-Total-Count moved: a full pass is due.
+        const moved = created.get(projectId) !== mirrored.get(projectId);
+        const reason = 'X-Total-Count moved';
+        const outcome = moved
+          ? { kind: 'escalate' as const, reason }
+          : { kind: 'unchanged' as const };
+        return { projectId, page, requests: 1, notModified: !moved, outcome };
       },
       pollLists: async (projectId) => {
-        if (failing()) throw new Error('503 Service Unavailable');
+        if (listsFailing()) throw new Error('503 Service Unavailable');
         reads.set(`${projectId}#lists`, serviceNow());
         return { projectId, requests: 4, changed: false };
       },
-      escalate: async () => {},
+      // As the daemon wires it: the pass's outcome goes to the schedule.
+      escalate: async (projectId) => scheduler.recordResult(projectId, pass(projectId, pagePolls)),
       afterRequests: async () => {},
       random: () => 0.5,
     });
-    const scheduler = new PollScheduler({
+    const scheduler: PollScheduler = new PollScheduler({
       clock,
       logger,
       plan: () => {
@@ -195,23 +223,33 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
     const until = clock.monotonic() + ms;
     while (found === undefined && clock.monotonic() < until) {
       await clock.advance(Math.min(MINUTE, until - clock.monotonic()));
-      if (failing()) lastEnd.outage = serviceNow();
+      if (listsFailing()) lastEnd.outage = serviceNow();
       const now = serviceNow();
       for (const [part, at] of reads) {
         if (now - at > allowedMs(at))
           found = `${part} unread for ${Math.round((now - at) / MINUTE)} min`;
+      }
+      for (const [projectId, at] of unmirroredSince) {
+        if (now - at > allowedMs(at))
+          found = `a task of ${projectId} unmirrored for ${Math.round((now - at) / MINUTE)} min`;
       }
     }
   };
   try {
     for (const s of steps) {
       if (s.kind === 'wait') await wait(s.ms);
-      else if (s.kind === 'realtime') {
+      else if (s.kind === 'create') {
+        created.set(s.projectId, created.get(s.projectId)! + 1);
+        if (!unmirroredSince.has(s.projectId)) unmirroredSince.set(s.projectId, serviceNow());
+      } else if (s.kind === 'realtime') {
         connected = s.connected;
         daemon.scheduler.replan();
       } else if (s.kind === 'outage') {
         outageUntil = serviceNow() + s.ms;
-        lastEnd.outage = outageUntil;
+        lastEnd.outage = Math.max(lastEnd.outage, outageUntil);
+      } else if (s.kind === 'listsOutage') {
+        listsOutageUntil = serviceNow() + s.ms;
+        lastEnd.outage = Math.max(lastEnd.outage, listsOutageUntil);
       } else if (s.kind === 'restart') {
         // Stopped, down a while (nothing read meanwhile), started again.
         await daemon.stop();
@@ -241,12 +279,12 @@ async function play(steps: readonly Step[]): Promise<string | undefined> {
 }
 
 describe('page polls through interleavings', () => {
-  it('read every part within the bound, or within a catch-up after an outage or a step forward', async () => {
+  it('read every part and mirror every task within the bound, or a catch-up after an outage or a step', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
         expect(await play(steps)).toBeUndefined();
       }),
-      { seed: 48_2026, numRuns: 100 },
+      { seed: 48_2026, numRuns: 300 },
     );
   }, 120_000);
 });
