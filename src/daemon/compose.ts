@@ -164,11 +164,17 @@ export function createDaemon(options: DaemonOptions): Daemon {
     },
     pollLists: (projectId, pollSignal) =>
       engine.mirror.pollLists(projectId, { signal: pollSignal, purpose: 'poll' }),
-    escalate: (projectId, pollSignal) => passes.syncProject(projectId, pollSignal, 'poll', true),
+    // Its outcome goes to the poll schedule, as a poll's: a failed pass is retried with backoff
+    // (the project's parts polled, nothing else would pass it before the next reconcile).
+    escalate: async (projectId, pollSignal) => {
+      const ok = await passes.syncProject(projectId, pollSignal, 'poll', true);
+      if (ok !== undefined && !pollSignal.aborted) scheduler.recordResult(projectId, ok);
+    },
     afterRequests: async () => {
       await facts.refresh();
       await ledger.afterRequests();
     },
+    random,
   });
   const scheduler: PollScheduler = new PollScheduler({
     clock,
@@ -238,7 +244,17 @@ export function createDaemon(options: DaemonOptions): Daemon {
     disk,
     onDone: (item) => rates.answered(item.projectId),
   });
-  const startup = new Startup({ clock, logger, passes, notes, rates, pusher, inFlight, signal });
+  const startup = new Startup({
+    clock,
+    logger,
+    passes,
+    notes,
+    rates,
+    parts: pagePolls,
+    pusher,
+    inFlight,
+    signal,
+  });
   const applier = new ChangeApplier({
     mirror: engine.mirror,
     remote: engine.remote,

@@ -39,9 +39,15 @@ import { ChangeRates, type DailyPlan, type ProjectPlan } from '../budget/index.j
 import { allocate } from '../budget/allocation.js';
 import { estimateRate } from '../budget/change-rate.js';
 import { DEFAULT_POOLED_EXPOSURE_MS } from '../budget/change-rates.js';
+import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
 import { errorLine, type Clock } from '../domain/index.js';
 import type { ListsPollResult, PagePollResult, ProjectSyncResult } from '../mirror/index.js';
 import type { StatePort } from '../store/port.js';
+import {
+  FAILED_PASS_BACKOFF_BASE_MS,
+  FAILED_PASS_BACKOFF_MAX_MS,
+  FAILED_PASS_MIN_RETRY_MS,
+} from './poll-scheduler.js';
 
 /** Requests a single-page poll costs. */
 export const PAGE_POLL_COST = 1;
@@ -98,6 +104,8 @@ export interface PagePollsOptions {
   escalate: (projectId: string, signal: AbortSignal) => Promise<unknown>;
   /** After each poll's requests (the budget and plan are saved). */
   afterRequests: () => Promise<void>;
+  /** Jitter source in [0, 1) for a failed poll's backoff; `Math.random` by default. */
+  random?: () => number;
 }
 
 /** The key of page `page` of a project, or of its side lists. */
@@ -110,6 +118,11 @@ function isItemKey(key: string): boolean {
   return /#(p\d+|lists)$/.test(key);
 }
 
+/** The project of an item's key. */
+function projectOf(key: string): string {
+  return key.replace(/#(p\d+|lists)$/, '');
+}
+
 /** Single-page and side-list polls: their estimates, their plan and their runs. */
 export class PagePolls {
   private readonly options: PagePollsOptions;
@@ -118,6 +131,13 @@ export class PagePolls {
   /** The longest interval of any item's polls, from the last plan shaped. */
   private floorMs = Infinity;
   private readonly lastPolled = new Map<string, number>();
+  /**
+   * Projects whose last poll of an item failed: how often in a row, and when their items are
+   * tried again (per project, not per item: a project gone from the service fails every item,
+   * and is then asked once a backoff, as a failed pass is, not once an item).
+   */
+  private readonly failing = new Map<string, { failures: number; retryAt: number }>();
+  private readonly backoff: BackoffPolicy;
   private readonly firstPlanned = new Map<string, number>();
   /** The page whose poll asked for a pass of each project, until that pass ends. */
   private readonly askedPass = new Map<string, number>();
@@ -137,6 +157,12 @@ export class PagePolls {
   constructor(options: PagePollsOptions) {
     this.options = options;
     this.rates = new ChangeRates(options.clock);
+    // As a failed pass's: seconds, doubling to 10 minutes at most.
+    this.backoff = {
+      baseMs: FAILED_PASS_BACKOFF_BASE_MS,
+      maxMs: FAILED_PASS_BACKOFF_MAX_MS,
+      random: options.random ?? Math.random,
+    };
   }
 
   /** Adopts the kept estimates of pages and side lists; an unreadable mirror leaves the priors. */
@@ -145,10 +171,20 @@ export class PagePolls {
     return this.loading;
   }
 
-  private async read(): Promise<void> {
+  /**
+   * Adopts the mirror's estimates of the pages and side lists of `projectIds`, which another
+   * daemon held (on a shared PostgreSQL mirror): theirs are newer than what this one loaded.
+   */
+  async adopt(projectIds: readonly string[]): Promise<void> {
+    await this.load();
+    const wanted = new Set(projectIds);
+    await this.read((key) => wanted.has(projectOf(key)));
+  }
+
+  private async read(keep: (key: string) => boolean = () => true): Promise<void> {
     try {
       const rows = await this.options.state.changeRates();
-      this.rates.load(rows.filter((row) => isItemKey(row.key)));
+      this.rates.load(rows.filter((row) => isItemKey(row.key) && keep(row.key)));
     } catch (error) {
       this.options.logger.warn({ err: errorLine(error) }, 'could not read the page estimates');
     }
@@ -353,6 +389,9 @@ export class PagePolls {
         at = Math.min(Math.max(at, this.firstPlanned.get(item.key)!), looked + this.floorMs);
       }
       if (!Number.isFinite(at)) at = now;
+      // A failed poll read nothing: the project's items are tried after its backoff, not sooner.
+      const failing = this.failing.get(item.projectId);
+      if (failing !== undefined) at = Math.max(at, failing.retryAt);
       due.push({ key: item.key, at });
     }
     return due;
@@ -397,15 +436,22 @@ export class PagePolls {
     for (const [key, at] of this.lastPolled) this.lastPolled.set(key, at + stepMs);
     for (const [key, at] of this.firstPlanned) this.firstPlanned.set(key, at + stepMs);
     for (const [id, at] of this.passBegan) this.passBegan.set(id, at + stepMs);
+    for (const failing of this.failing.values()) failing.retryAt += stepMs;
   }
 
-  /** Polls the item `key` now; a failure is logged (the item is tried again one interval on). */
+  /**
+   * Polls the item `key` now. A failure is logged, and the item, not read, keeps its last look;
+   * its project's items are tried again after a backoff (seconds, doubling to 10 minutes), not
+   * one interval on: the bound counts from the last read.
+   */
   async poll(key: string, signal: AbortSignal): Promise<void> {
     const item = this.items.get(key);
     if (item === undefined) return;
-    const { logger } = this.options;
+    const { clock, logger } = this.options;
     await this.load();
-    this.lastPolled.set(key, this.options.clock.now());
+    const looked = this.lastPolled.get(key);
+    const began = clock.now();
+    this.lastPolled.set(key, began);
     try {
       if (item.page === undefined) {
         const result = await this.options.pollLists(item.projectId, signal);
@@ -425,9 +471,22 @@ export class PagePolls {
           await this.options.escalate(item.projectId, signal);
         }
       }
+      this.failing.delete(item.projectId);
     } catch (error) {
       if (signal.aborted) return;
-      logger.warn({ projectId: item.projectId, key, err: errorLine(error) }, 'page poll failed');
+      const failures = (this.failing.get(item.projectId)?.failures ?? 0) + 1;
+      // A line for the first failure in a row, not one per attempt.
+      const level = failures === 1 ? 'warn' : 'debug';
+      logger[level](
+        { projectId: item.projectId, key, failures, err: errorLine(error) },
+        'page poll failed',
+      );
+      // Moved as the wall clock stepped meanwhile (`wallStepped` moved the time it began).
+      const stepMs = (this.lastPolled.get(key) ?? began) - began;
+      if (looked === undefined) this.lastPolled.delete(key);
+      else this.lastPolled.set(key, looked + stepMs);
+      const delayMs = Math.max(FAILED_PASS_MIN_RETRY_MS, backoffDelayMs(failures, this.backoff));
+      this.failing.set(item.projectId, { failures, retryAt: clock.now() + delayMs });
     }
     await this.options.afterRequests();
     await this.save();
@@ -442,7 +501,7 @@ export class PagePolls {
   async forget(projectIds: readonly string[]): Promise<void> {
     if (projectIds.length === 0) return;
     const gone = new Set(projectIds);
-    const ofGone = (key: string) => gone.has(key.replace(/#(p\d+|lists)$/, ''));
+    const ofGone = (key: string) => gone.has(projectOf(key));
     const keys = this.rates
       .kept()
       .map((row) => row.key)
@@ -450,6 +509,8 @@ export class PagePolls {
     this.rates.retain((key) => !ofGone(key));
     for (const key of keys) this.dirty.delete(key);
     for (const [key, item] of this.items) if (gone.has(item.projectId)) this.items.delete(key);
+    for (const projectId of this.failing.keys())
+      if (gone.has(projectId)) this.failing.delete(projectId);
     if (keys.length === 0) return;
     try {
       await this.options.state.deleteChangeRates(keys);

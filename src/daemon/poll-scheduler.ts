@@ -7,7 +7,9 @@
  * clock steps back (NTP), every time the scheduler goes by moves back with it, a last pass
  * written before the step included, so that no project waits the step's length longer. When it
  * steps forward (NTP, or a VM resumed after a suspension, when the service did move on), nothing
- * moves: every project whose time the step passed is due at once, once.
+ * moves: every project whose time the step passed is due at once, once. So are the single pages
+ * and side lists: the loop sleeps towards an item, as towards a pass, `DEFAULT_WALL_CHECK_MS` at
+ * most at a time.
  */
 import type { Logger } from 'pino';
 import type { DailyPlan } from '../budget/plan.js';
@@ -270,8 +272,12 @@ export class PollScheduler {
       const item = this.options.items?.next((projectId) => this.shiftedLastPass(projectId));
       if (item !== undefined && (next === undefined || item.at < next[1])) {
         const itemWaitMs = item.at - clock.now();
-        if (itemWaitMs > 0) await this.sleepUnlessWoken(itemWaitMs, signal);
-        else await this.options.items!.poll(item.key, signal);
+        // In slices, as towards a pass: a step of the wall clock forward makes items due sooner.
+        if (itemWaitMs > 0) {
+          await this.sleepUnlessWoken(Math.min(itemWaitMs, DEFAULT_WALL_CHECK_MS), signal);
+        } else {
+          await this.options.items!.poll(item.key, signal);
+        }
         continue;
       }
       const waitMs = next ? next[1] - clock.now() : plan.intervalMs;

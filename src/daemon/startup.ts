@@ -8,6 +8,7 @@ import type { OutboxPusher } from '../outbox/index.js';
 import { isoTime } from '../store/database.js';
 import { STATE_KEYS } from '../store/daemon-state.js';
 import type { InFlight } from './in-flight.js';
+import type { PagePolls } from './page-polls.js';
 import type { Passes } from './passes.js';
 import type { PollRates } from './poll-rates.js';
 import type { StateNotes } from './state-notes.js';
@@ -27,6 +28,8 @@ export interface StartupOptions {
   passes: Pick<Passes, 'reconcile' | 'syncProject'>;
   notes: Pick<StateNotes, 'save'>;
   rates: Pick<PollRates, 'adopt'>;
+  /** The estimates of single pages and side lists, adopted with the projects'. */
+  parts: Pick<PagePolls, 'adopt'>;
   pusher: Pick<OutboxPusher, 'wake'>;
   inFlight: Pick<InFlight, 'track'>;
   /** The daemon's signal: a take-over after it is aborted does nothing. */
@@ -55,8 +58,12 @@ export class Startup {
     const { signal, passes, inFlight } = this.options;
     if (signal.aborted) return;
     this.options.logger.info({ projects: projectIds }, 'took over projects');
-    // Their estimates as the daemon that held them kept them, before this one's first look.
-    const adopted = this.options.rates.adopt(projectIds);
+    // Their estimates as the daemon that held them kept them (the projects', their pages' and
+    // side lists'), before this one's first look.
+    const adopted = Promise.all([
+      this.options.rates.adopt(projectIds),
+      this.options.parts.adopt(projectIds),
+    ]);
     for (const projectId of projectIds) {
       const pass = adopted.then(() => passes.syncProject(projectId, signal, 'poll'));
       inFlight.track(pass.then(() => undefined));
