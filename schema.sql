@@ -204,11 +204,11 @@ CREATE TABLE task_page_refs (
 -- deletes the task while its project has such a page (the triggers below): the page's rows are
 -- each task's text here, else in `tasks`. Dropped with the project's last page kept by reference.
 CREATE TABLE task_page_originals (
-  task_id    TEXT PRIMARY KEY,
-  project_id TEXT NOT NULL,
-  data       TEXT NOT NULL
+  project_id TEXT NOT NULL,                  -- the task's project when its text was saved
+  task_id    TEXT NOT NULL,
+  data       TEXT NOT NULL,
+  PRIMARY KEY (project_id, task_id)          -- no other index: one page written a save
 ) WITHOUT ROWID;
-CREATE INDEX task_page_originals_by_project ON task_page_originals (project_id);
 
 -- Small named values the daemon keeps across restarts (learned quota, the daily plan).
 CREATE TABLE daemon_state (
@@ -321,13 +321,13 @@ END;
 -- saved first (the first such write only: later ones find it there).
 CREATE TRIGGER tasks_page_original_on_update AFTER UPDATE OF data, project_id ON tasks
 WHEN EXISTS (SELECT 1 FROM task_page_refs r WHERE r.project_id = old.project_id) BEGIN
-  INSERT INTO task_page_originals (task_id, project_id, data)
-  VALUES (old.id, old.project_id, old.data) ON CONFLICT DO NOTHING;
+  INSERT INTO task_page_originals (project_id, task_id, data)
+  VALUES (old.project_id, old.id, old.data) ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER tasks_page_original_on_delete AFTER DELETE ON tasks
 WHEN EXISTS (SELECT 1 FROM task_page_refs r WHERE r.project_id = old.project_id) BEGIN
-  INSERT INTO task_page_originals (task_id, project_id, data)
-  VALUES (old.id, old.project_id, old.data) ON CONFLICT DO NOTHING;
+  INSERT INTO task_page_originals (project_id, task_id, data)
+  VALUES (old.project_id, old.id, old.data) ON CONFLICT DO NOTHING;
 END;
 
 -- The change feed (docs/changes.md): one row per insert, update or delete of a project, task,

@@ -74,9 +74,10 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (project_id, page_size, page)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS task_page_originals (
-    task_id    TEXT PRIMARY KEY,
     project_id TEXT NOT NULL,
-    data       TEXT NOT NULL
+    task_id    TEXT NOT NULL,
+    data       TEXT NOT NULL,
+    PRIMARY KEY (project_id, task_id)
   ) WITHOUT ROWID;`,
 ];
 

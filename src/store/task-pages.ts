@@ -111,7 +111,7 @@ export class TaskPagesRepository {
   async get(projectId: string, pageSize: number, page: number): Promise<KeptPage | undefined> {
     const kept = await this.getStmt.get(projectId, pageSize, page);
     if (kept === undefined || this.refs === undefined || !byReference(kept.rows)) return kept;
-    const texts = await this.refs.texts.all(kept.rows);
+    const texts = await this.refs.texts.all({ projectId, ids: kept.rows });
     if (texts.some((text) => text === null)) return undefined;
     return { ...kept, rows: encodeRows(texts as string[]) };
   }
@@ -176,7 +176,7 @@ export class TaskPagesRepository {
     const rows = JSON.stringify(ids);
     await this.putStmt.run(projectId, pageSize, page, etag ?? null, ids.length, readAt, rows);
     await this.refs.add.run(projectId, pageSize, page);
-    await this.refs.fresh.run(rows);
+    await this.refs.fresh.run({ projectId, ids: rows });
   }
 
   /** Drops the pages a consistent pass no longer uses: other page sizes and pages past the last. */
@@ -212,7 +212,8 @@ function referenceStatements(db: Db) {
     remove: db.prepare('DELETE FROM task_page_refs WHERE project_id = ?'),
     // Texts saved before the page was kept are of an older page: its tasks' texts are `tasks`'.
     fresh: db.prepare(
-      'DELETE FROM task_page_originals WHERE task_id IN (SELECT value FROM json_each(?))',
+      `DELETE FROM task_page_originals
+       WHERE project_id = @projectId AND task_id IN (SELECT value FROM json_each(@ids))`,
     ),
     // The saved texts go with the project's last page kept by reference.
     forget: db.prepare(
@@ -222,14 +223,14 @@ function referenceStatements(db: Db) {
     differs: db.prepare<{ projectId: string; ids: string }, number>(
       `SELECT 1 FROM json_each(@ids) j
        LEFT JOIN tasks t ON t.id = j.value
-       LEFT JOIN task_page_originals o ON o.task_id = j.value
+       LEFT JOIN task_page_originals o ON o.project_id = @projectId AND o.task_id = j.value
        WHERE t.id IS NULL OR t.project_id <> @projectId OR o.data <> t.data
        LIMIT 1`,
     ),
     texts: db
-      .prepare<[string], string | null>(
-        `SELECT coalesce(o.data, t.data) FROM json_each(?) j
-         LEFT JOIN task_page_originals o ON o.task_id = j.value
+      .prepare<{ projectId: string; ids: string }, string | null>(
+        `SELECT coalesce(o.data, t.data) FROM json_each(@ids) j
+         LEFT JOIN task_page_originals o ON o.project_id = @projectId AND o.task_id = j.value
          LEFT JOIN tasks t ON t.id = j.value
          ORDER BY j.key`,
       )
