@@ -460,7 +460,7 @@ export class PagePolls {
         const result = await this.options.pollPage(item.projectId, item.page, signal);
         this.observe(key, !result.notModified);
         if (result.outcome.kind === 'escalate') {
-          logger.info(
+          logger.debug(
             { projectId: item.projectId, page: item.page, reason: result.outcome.reason },
             'a page poll asks for a full pass',
           );
