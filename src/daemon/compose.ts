@@ -252,6 +252,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     rates,
     parts: pagePolls,
     pusher,
+    replan: () => scheduler.replan(),
     inFlight,
     signal,
   });

@@ -31,6 +31,11 @@ export interface StartupOptions {
   /** The estimates of single pages and side lists, adopted with the projects'. */
   parts: Pick<PagePolls, 'adopt'>;
   pusher: Pick<OutboxPusher, 'wake'>;
+  /**
+   * Wakes the poll schedule, which sleeps towards its next poll without planning again: told
+   * when a take-over's estimates are adopted and when each of its passes ends.
+   */
+  replan: () => void;
   inFlight: Pick<InFlight, 'track'>;
   /** The daemon's signal: a take-over after it is aborted does nothing. */
   signal: AbortSignal;
@@ -63,10 +68,10 @@ export class Startup {
     const adopted = Promise.all([
       this.options.rates.adopt(projectIds),
       this.options.parts.adopt(projectIds),
-    ]);
+    ]).then(() => this.options.replan());
     for (const projectId of projectIds) {
       const pass = adopted.then(() => passes.syncProject(projectId, signal, 'poll'));
-      inFlight.track(pass.then(() => undefined));
+      inFlight.track(pass.then(() => this.options.replan()));
     }
     this.options.pusher.wake();
   }
