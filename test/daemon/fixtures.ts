@@ -49,16 +49,20 @@ export async function startTestDaemon(
   return { daemon, db };
 }
 
-/** Waits (real time) until the daemon's requests are answered and `sleepers` loops sleep again. */
+/**
+ * Waits (real time) until the daemon's requests are answered and `sleepers` loops sleep again:
+ * three looks `lookMs` apart find nothing new.
+ */
 export async function settle(
   clock: { pendingSleeps: number },
   sim: Simulator,
   sleepers: number,
+  lookMs = 4,
 ): Promise<void> {
   let last = -1;
   let stable = 0;
   while (stable < 3) {
-    await new Promise((resolve) => setTimeout(resolve, 4));
+    await new Promise((resolve) => setTimeout(resolve, lookMs));
     const count = sim.requestLog.count();
     stable = count === last && clock.pendingSleeps >= sleepers ? stable + 1 : 0;
     last = count;
