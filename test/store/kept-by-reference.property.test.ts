@@ -7,7 +7,7 @@
  * kept by reference.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { MirrorStore } from '../../src/store/mirror-store.js';
 import { encodeRows } from '../../src/store/task-pages.js';
@@ -66,7 +66,6 @@ async function play(db: Db, store: MirrorStore, actions: readonly Action[]) {
     [...model.pages.values()].some((rows) =>
       rows.some((t) => (JSON.parse(t) as { id: string }).id === taskId),
     );
-  let applied = 0;
   let readFromSaved = false;
   for (const a of actions) {
     await store.transaction(async () => {
@@ -133,7 +132,6 @@ async function play(db: Db, store: MirrorStore, actions: readonly Action[]) {
           model.byReference.clear();
           break;
       }
-      applied += 1;
     });
     // Every kept page reads back as it was kept, whatever happened to its tasks since.
     const heads = await store.taskPages.heads('p1', PAGE_SIZE);
@@ -158,67 +156,57 @@ async function play(db: Db, store: MirrorStore, actions: readonly Action[]) {
     if (model.byReference.size === 0) expect(saved).toBe(0);
     else if (saved > 0) readFromSaved = true;
   }
-  return { applied, readFromSaved };
+  return { readFromSaved };
+}
+
+/** A new mirror's connection and store holding the projects `projectIds`, closed after the test. */
+async function mirrorWith(projectIds: readonly string[]): Promise<{ db: Db; store: MirrorStore }> {
+  const { db: raw, file } = tempDatabase();
+  raw.close();
+  const db = await openConnection({ db: file }, 'write');
+  onTestFinished(() => db.close());
+  for (const projectId of projectIds) {
+    await db
+      .prepare(`INSERT INTO projects (id, name, data, synced_at) VALUES (?, ?, '{}', ?)`)
+      .run(projectId, projectId, AT);
+  }
+  return { db, store: new MirrorStore(db) };
 }
 
 describe('kept pages by reference (SQLite)', () => {
   it('read back the rows they were kept with, whatever writes their tasks met since', async () => {
-    const { db: raw, file } = tempDatabase();
-    raw.close();
-    const db = await openConnection({ db: file }, 'write');
-    try {
-      const store = new MirrorStore(db);
-      for (const projectId of ['p1', 'p2']) {
-        await db
-          .prepare(`INSERT INTO projects (id, name, data, synced_at) VALUES (?, ?, '{}', ?)`)
-          .run(projectId, projectId, AT);
-      }
-      let readFromSaved = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 30 }), async (actions) => {
-          await store.taskPages.remove('p1');
-          await db.exec('DELETE FROM tasks');
-          if ((await play(db, store, actions)).readFromSaved) readFromSaved += 1;
-        }),
-        { seed: 20261128, numRuns: 300 },
-      );
-      // The cases reached pages whose tasks changed after they were kept.
-      expect(readFromSaved).toBeGreaterThan(50);
-    } finally {
-      db.close();
-    }
+    const { db, store } = await mirrorWith(['p1', 'p2']);
+    let readFromSaved = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 30 }), async (actions) => {
+        await store.taskPages.remove('p1');
+        await db.exec('DELETE FROM tasks');
+        if ((await play(db, store, actions)).readFromSaved) readFromSaved += 1;
+      }),
+      { seed: 20261128, numRuns: 300 },
+    );
+    // The cases reached pages whose tasks changed after they were kept.
+    expect(readFromSaved).toBeGreaterThan(50);
   });
 
   it('is how a backfill keeps a page of tasks all new, and how a pass reads it back', async () => {
-    const { db: raw, file } = tempDatabase();
-    raw.close();
-    const db = await openConnection({ db: file }, 'write');
-    try {
-      const store = new MirrorStore(db);
-      await db
-        .prepare(`INSERT INTO projects (id, name, data, synced_at) VALUES ('p1', 'p1', '{}', ?)`)
-        .run(AT);
-      const texts = ['a', 'b'].map((taskId) => text(taskId, 0));
-      await store.transaction(async () => {
-        for (const t of texts) {
-          const { id: taskId } = JSON.parse(t) as { id: string };
-          await db
-            .prepare(
-              `INSERT INTO tasks (id, project_id, name, data, synced_at) VALUES (?, 'p1', 'n0', ?, ?)`,
-            )
-            .run(taskId, t, AT);
-        }
-        await store.taskPages.putReference('p1', PAGE_SIZE, 1, '"e1"', ['a', 'b'], AT);
-      });
-      // The page holds ids, not a second copy of each text.
-      const rows = await db.prepare<[], string>('SELECT rows FROM task_pages').pluck().get();
-      expect(rows).toBe('["a","b"]');
-      await db
-        .prepare(`UPDATE tasks SET data = '{"id":"a","name":"changed"}' WHERE id = 'a'`)
-        .run();
-      expect((await store.taskPages.get('p1', PAGE_SIZE, 1))?.rows).toBe(encodeRows(texts));
-    } finally {
-      db.close();
-    }
+    const { db, store } = await mirrorWith(['p1']);
+    const texts = ['a', 'b'].map((taskId) => text(taskId, 0));
+    await store.transaction(async () => {
+      for (const t of texts) {
+        const { id: taskId } = JSON.parse(t) as { id: string };
+        await db
+          .prepare(
+            `INSERT INTO tasks (id, project_id, name, data, synced_at) VALUES (?, 'p1', 'n0', ?, ?)`,
+          )
+          .run(taskId, t, AT);
+      }
+      await store.taskPages.putReference('p1', PAGE_SIZE, 1, '"e1"', ['a', 'b'], AT);
+    });
+    // The page holds ids, not a second copy of each text.
+    const rows = await db.prepare<[], string>('SELECT rows FROM task_pages').pluck().get();
+    expect(rows).toBe('["a","b"]');
+    await db.prepare(`UPDATE tasks SET data = '{"id":"a","name":"changed"}' WHERE id = 'a'`).run();
+    expect((await store.taskPages.get('p1', PAGE_SIZE, 1))?.rows).toBe(encodeRows(texts));
   });
 });
