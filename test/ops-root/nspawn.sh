@@ -9,7 +9,7 @@
 # Run it from a checkout after `npm ci`:   sudo test/ops-root/nspawn.sh
 #
 # The rootfs (Debian 12 minbase with systemd, sudo, curl and the compilers better-sqlite3 may need)
-# is cached in $PROJMIRROR_NSPAWN_CACHE (default /var/cache/projmirror-nspawn), keyed by its
+# is cached in $NSPAWN_CACHE (default /var/cache/projmirror-nspawn), keyed by its
 # suite, mirror and package list; delete the directory to rebuild it. Each run boots an overlay
 # of it under the checkout's .tmp/ (git-ignored), removed at exit with the container.
 # Node.js is this machine's own (node, npm and its headers, as NodeSource's package lays them
@@ -19,8 +19,8 @@ cd "$(dirname "$0")/../.."
 REPO=$PWD
 START=$(date +%s%N)
 
-CACHE=${PROJMIRROR_NSPAWN_CACHE:-/var/cache/projmirror-nspawn}
-MIRROR=${PROJMIRROR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+CACHE=${NSPAWN_CACHE:-/var/cache/projmirror-nspawn}
+MIRROR=${NSPAWN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SUITE=bookworm
 PACKAGES=systemd,systemd-sysv,dbus,sudo,curl,ca-certificates,python3,make,g++
 KEY=$(printf '%s\n' "$SUITE" "$MIRROR" "$PACKAGES" 1 | sha256sum | cut -c1-12)
