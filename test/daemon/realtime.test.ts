@@ -94,10 +94,15 @@ describe('daemon realtime', () => {
 
   it('reconnects after a dropped socket and reconciles what it missed', async () => {
     const sim = await startTestSimulator({ projects: 1, tasks: 10, tokens: [TOKEN] });
-    const { db, daemon } = await startTestDaemon(sim);
+    // Each status as the daemon is told it: under load, polling `daemon.connected` could miss a
+    // disconnection that a quick reconnect ended between two looks.
+    const statuses: boolean[] = [];
+    const { db, daemon } = await startTestDaemon(sim, {
+      daemon: { onRealtimeStatus: (connected) => statuses.push(connected) },
+    });
     await eventually(() => daemon.connected);
     sim.realtime.dropAll();
-    await eventually(() => !daemon.connected);
+    await eventually(() => statuses.includes(false));
     const missed = sim.service.createTask('p_1', { name: 'Created while disconnected' });
     await eventually(() => taskName(db, missed.id) === 'Created while disconnected', 8_000);
     expect(daemon.connected).toBe(true);
