@@ -14,7 +14,13 @@
 import type { Logger } from 'pino';
 import type { DailyPlan } from '../budget/plan.js';
 import { backoffDelayMs, type BackoffPolicy } from '../domain/backoff.js';
-import { DEFAULT_WALL_CHECK_MS, errorLine, WallStepWatch, type Clock } from '../domain/index.js';
+import {
+  DEFAULT_WALL_CHECK_MS,
+  DEFAULT_WALL_STEP_TOLERANCE_MS,
+  errorLine,
+  WallStepWatch,
+  type Clock,
+} from '../domain/index.js';
 
 /** The clock, the plan and the poll the scheduler drives. */
 export interface PollSchedulerOptions {
@@ -274,7 +280,7 @@ export class PollScheduler {
         const itemWaitMs = item.at - clock.now();
         // In slices, as towards a pass: a step of the wall clock forward makes items due sooner.
         if (itemWaitMs > 0) {
-          await this.sleepUnlessWoken(Math.min(itemWaitMs, DEFAULT_WALL_CHECK_MS), signal);
+          await this.sleepTowardItem(item.at, signal);
         } else {
           await this.options.items!.poll(item.key, signal);
         }
@@ -300,12 +306,33 @@ export class PollScheduler {
     }
   }
 
-  private async sleepUnlessWoken(ms: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Sleeps until the item's time `at`, `DEFAULT_WALL_CHECK_MS` at most at a time, and ends early
+   * only when woken (`replan`), stopped, or when the wall clock stepped (the loop then follows the
+   * step). Between slices nothing is planned again: planning every few minutes while waiting
+   * moved the items (benchmark 10's ratio to the oracle 1.25 -> 1.31).
+   */
+  private async sleepTowardItem(at: number, signal: AbortSignal): Promise<void> {
+    const { clock } = this.options;
+    const offsetMs = clock.now() - clock.monotonic();
+    for (;;) {
+      const waitMs = at - clock.now();
+      if (waitMs <= 0) return;
+      if (await this.sleepUnlessWoken(Math.min(waitMs, DEFAULT_WALL_CHECK_MS), signal)) return;
+      const stepMs = clock.now() - clock.monotonic() - offsetMs;
+      if (Math.abs(stepMs) >= DEFAULT_WALL_STEP_TOLERANCE_MS) return;
+    }
+  }
+
+  /** Sleeps `ms`; true when it ended early, woken by `replan()` or stopped. */
+  private async sleepUnlessWoken(ms: number, signal: AbortSignal): Promise<boolean> {
     this.wake = new AbortController();
     try {
       await this.options.clock.sleep(ms, AbortSignal.any([signal, this.wake.signal]));
+      return false;
     } catch {
       // Woken early by replan() or stopped: the loop decides which.
+      return true;
     } finally {
       this.wake = undefined;
     }
