@@ -49,6 +49,11 @@ import {
   FAILED_PASS_MIN_RETRY_MS,
 } from './poll-scheduler.js';
 
+/**
+ * How long a project's items wait when a page poll finds its pass in flight, unless the pass ends
+ * sooner (it then counts as their look).
+ */
+export const PASS_WAIT_MS = 60_000;
 /** Requests a single-page poll costs. */
 export const PAGE_POLL_COST = 1;
 /** Requests a side-list poll costs: get project and the three lists. */
@@ -137,6 +142,11 @@ export class PagePolls {
    * and is then asked once a backoff, as a failed pass is, not once an item).
    */
   private readonly failing = new Map<string, { failures: number; retryAt: number }>();
+  /**
+   * Projects whose page poll found their pass in flight, and until when their items wait for it
+   * (its end, `passed`, lets them go sooner): the pass reads every page itself.
+   */
+  private readonly waitingForPass = new Map<string, number>();
   private readonly backoff: BackoffPolicy;
   private readonly firstPlanned = new Map<string, number>();
   /** The page whose poll asked for a pass of each project, until that pass ends. */
@@ -392,6 +402,8 @@ export class PagePolls {
       // A failed poll read nothing: the project's items are tried after its backoff, not sooner.
       const failing = this.failing.get(item.projectId);
       if (failing !== undefined) at = Math.max(at, failing.retryAt);
+      const waiting = this.waitingForPass.get(item.projectId);
+      if (waiting !== undefined) at = Math.max(at, waiting);
       due.push({ key: item.key, at });
     }
     return due;
@@ -415,6 +427,7 @@ export class PagePolls {
    * not), as a page poll's is.
    */
   passed(result: ProjectSyncResult): void {
+    this.waitingForPass.delete(result.projectId);
     if (result.ok && result.startedAt !== undefined) {
       this.passBegan.set(result.projectId, result.startedAt);
     }
@@ -437,6 +450,7 @@ export class PagePolls {
     for (const [key, at] of this.firstPlanned) this.firstPlanned.set(key, at + stepMs);
     for (const [id, at] of this.passBegan) this.passBegan.set(id, at + stepMs);
     for (const failing of this.failing.values()) failing.retryAt += stepMs;
+    for (const [id, at] of this.waitingForPass) this.waitingForPass.set(id, at + stepMs);
   }
 
   /**
@@ -458,6 +472,13 @@ export class PagePolls {
         this.observe(key, result.changed);
       } else {
         const result = await this.options.pollPage(item.projectId, item.page, signal);
+        if (result.outcome.kind === 'busy' && result.requests === 0) {
+          // Not a look: the project's pass in flight reads the page, and its end is one.
+          if (looked === undefined) this.lastPolled.delete(key);
+          else this.lastPolled.set(key, looked);
+          this.waitingForPass.set(item.projectId, clock.now() + PASS_WAIT_MS);
+          return;
+        }
         this.observe(key, !result.notModified);
         if (result.outcome.kind === 'escalate') {
           logger.debug(
@@ -511,6 +532,8 @@ export class PagePolls {
     for (const [key, item] of this.items) if (gone.has(item.projectId)) this.items.delete(key);
     for (const projectId of this.failing.keys())
       if (gone.has(projectId)) this.failing.delete(projectId);
+    for (const projectId of this.waitingForPass.keys())
+      if (gone.has(projectId)) this.waitingForPass.delete(projectId);
     if (keys.length === 0) return;
     try {
       await this.options.state.deleteChangeRates(keys);

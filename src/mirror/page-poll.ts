@@ -46,6 +46,8 @@ export async function pollPage(
   const kept = await mirror.keptHead(projectId, pageSize, page);
   let requests = 0;
   const base = { projectId, page };
+  // A pass of the project is in flight and reads the page: no request (it would be discarded).
+  if (kept === 'busy') return { ...base, requests, notModified: false, outcome: { kind: 'busy' } };
   if (kept === undefined) {
     const outcome = { kind: 'escalate', reason: `page ${page} is not kept` } as const;
     return { ...base, requests, notModified: false, outcome };

@@ -157,8 +157,15 @@ export interface MirrorPort {
   passBegin(projectId: string): Promise<Pass>;
   /** Records why a pass of the project failed; indexes a cold sync deferred are built. */
   passFailed(projectId: string, error: string): Promise<void>;
-  /** The ETag and row count of one kept page of the project at `pageSize` (a single-page poll). */
-  keptHead(projectId: string, pageSize: number, page: number): Promise<KeptHead | undefined>;
+  /**
+   * The ETag and row count of one kept page of the project at `pageSize` (a single-page poll);
+   * `busy` while a pass of the project is in flight.
+   */
+  keptHead(
+    projectId: string,
+    pageSize: number,
+    page: number,
+  ): Promise<KeptHead | 'busy' | undefined>;
   /** A single page a poll read: written if it can be alone (never deleting), else why not. */
   pagePolled(polled: PolledPage): Promise<PagePollOutcome>;
   /** The project and its three lists a poll read whole: true when something changed. */

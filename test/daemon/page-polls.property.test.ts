@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { ChangeRates } from '../../src/budget/change-rates.js';
 import type { ChangeRateState } from '../../src/budget/change-rate.js';
 import { planDay } from '../../src/budget/plan.js';
-import { PAGE_POLL_COST, LISTS_POLL_COST, PagePolls } from '../../src/daemon/page-polls.js';
+import {
+  PAGE_POLL_COST,
+  LISTS_POLL_COST,
+  PASS_WAIT_MS,
+  PagePolls,
+} from '../../src/daemon/page-polls.js';
 import { FakeClock } from '../fixtures/clock.js';
 
 const HOUR = 3_600_000;
@@ -219,5 +224,76 @@ describe('the single-page poll plan', () => {
     for (const page of [1, 2, 3]) expect(pollsOf(`p_1#p${page}`)).toBeCloseTo(2, 0);
     expect(pollsOf('p_1#p2')).toBeLessThan(2.5);
     expect(polls.escalated).toBe(1);
+  });
+
+  it("takes a page poll that met its project's pass in flight for no look: the pass is one", async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 28, 0, 0, 0));
+    const saved: string[] = [];
+    let afterRequests = 0;
+    const facts = [{ id: 'p_1', taskCount: 1_500, lastPassAt: clock.now() - 3 * HOUR }];
+    const lastPassAt = () => facts[0]!.lastPassAt;
+    const polls = new PagePolls({
+      clock,
+      logger: pino({ level: 'silent' }),
+      state: {
+        changeRates: async () => [],
+        saveChangeRates: async (rows) => void saved.push(...rows.map((row) => row.key)),
+        deleteChangeRates: async () => {},
+      },
+      pageSize: PAGE_SIZE,
+      facts: () => facts,
+      // The store found the project's pass in flight and sent nothing.
+      pollPage: async (projectId, page) => ({
+        projectId,
+        page,
+        requests: 0,
+        notModified: false,
+        outcome: { kind: 'busy' },
+      }),
+      pollLists: async () => {
+        throw new Error('not polled here');
+      },
+      escalate: async () => {},
+      afterRequests: async () => void (afterRequests += 1),
+    });
+    await polls.load();
+    const plan = planDay({
+      now: clock.now(),
+      resetAt: clock.now() + 12 * HOUR,
+      quotaLimit: 5_000,
+      quotaRemaining: 2_500,
+      foreignRatePerHour: 0,
+      realtimeConnected: false,
+      projects: [{ id: 'p_1', taskCount: 1_500 }],
+      rates: new Map([['p_1', 1 / HOUR]]),
+    });
+    polls.shape(plan);
+    const began = clock.now();
+    await polls.poll('p_1#p2', new AbortController().signal);
+    await polls.save();
+    // Nothing observed, no request's bookkeeping; every item of the project waits for the pass.
+    expect(saved).toEqual([]);
+    expect(afterRequests).toBe(0);
+    expect(polls.nextByProject(lastPassAt).get('p_1')).toBe(began + PASS_WAIT_MS);
+    // The pass ends 20 s later: its start is the items' look, and they wait no longer for it.
+    await clock.advance(20_000);
+    facts[0]!.lastPassAt = clock.now();
+    polls.passed({
+      projectId: 'p_1',
+      ok: true,
+      startedAt: began,
+      requests: 4,
+      pagesRead: 3,
+      pagesNotModified: 3,
+      pageLooks: [],
+      rowsWritten: 0,
+      historyWritten: 0,
+      tasks: 1_500,
+      attempts: 1,
+      backfill: false,
+    });
+    const next = polls.nextByProject(lastPassAt).get('p_1')!;
+    expect(next).toBeGreaterThan(began + PASS_WAIT_MS);
+    expect(next).toBeLessThanOrEqual(began + plan.maxStalenessMs!);
   });
 });

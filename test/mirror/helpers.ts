@@ -38,18 +38,22 @@ export function setup(options: Partial<MirrorOptions> = {}) {
   return { db, file, ...engineOver(db, options) };
 }
 
-/** A fake service, a fake clock and an engine over `db`, a mirror the test holds. */
+/**
+ * A fake service, a fake clock and an engine over `db`, a mirror the test holds; `store` is the
+ * mirror's units of work, as the engine uses them (a pass begun there guards the engine's writes).
+ */
 export function engineOver(db: MirrorHandle, options: Partial<MirrorOptions> = {}) {
   const remote = new FakeRemote();
   const clock = new FakeClock();
+  const store = storeOver(db, clock).mirror;
   const mirror = new Mirror({
-    store: storeOver(db, clock).mirror,
+    store,
     remote,
     clock,
     logger: pino({ level: 'silent' }),
     ...options,
   });
-  return { remote, clock, mirror };
+  return { remote, clock, mirror, store };
 }
 
 /** Every row of every mirrored table, in a stable order: equal snapshots mean nothing changed. */

@@ -48,6 +48,25 @@ describe('single-page polls', () => {
     expect((await mirror.pollPage('p1', 2)).notModified).toBe(true);
   });
 
+  it('spends no request on a page while a pass of its project is in flight, which reads it', async () => {
+    const { remote, mirror, store } = setup({ pageSize: 10 });
+    remote.seed('p1', 25);
+    await mirror.syncProject('p1');
+    remote.calls.length = 0;
+    const pass = await store.passBegin('p1');
+
+    const busy = await mirror.pollPage('p1', 2);
+
+    expect(busy).toMatchObject({ requests: 0, notModified: false, outcome: { kind: 'busy' } });
+    expect(remote.calls).toEqual([]);
+    await pass.end();
+    expect(await mirror.pollPage('p1', 2)).toMatchObject({
+      requests: 1,
+      notModified: true,
+      outcome: { kind: 'unchanged' },
+    });
+  });
+
   it('never writes over a copy with a later updatedAt (an event got there first)', async () => {
     const { db, remote, mirror } = setup({ pageSize: 10 });
     remote.seed('p1', 25);

@@ -52,8 +52,16 @@ export class MirrorUnits {
     });
   }
 
-  /** The ETag and row count of one kept page at `pageSize`, for a single-page poll. */
-  async keptHead(projectId: string, pageSize: number, page: number): Promise<KeptHead | undefined> {
+  /**
+   * The ETag and row count of one kept page at `pageSize`, for a single-page poll; `busy` while a
+   * pass of the project is in flight (it reads the page itself), so that no request is spent.
+   */
+  async keptHead(
+    projectId: string,
+    pageSize: number,
+    page: number,
+  ): Promise<KeptHead | 'busy' | undefined> {
+    if (this.writer.guarding(projectId)) return 'busy';
     const heads = await this.store.taskPages.heads(projectId, pageSize);
     const head = heads.find((kept) => kept.page === page);
     return head === undefined ? undefined : { etag: head.etag, rowCount: head.rowCount };
