@@ -26,4 +26,5 @@ export FAKETIME="$(date -u +%Y-%m-%d) 23:59:30" DONT_FAKE_MONOTONIC=1 TZ=UTC
 # The clock is frozen where the tests will read it, or this run proves nothing.
 frozen=$(LD_PRELOAD="$lib" node -e 'console.log(new Date().toISOString().slice(11, 19))')
 [ "$frozen" = 23:59:30 ] || { echo "test/midnight.sh: the clock reads $frozen" >&2; exit 1; }
-LD_PRELOAD="$lib" npx vitest run "${files[@]}" "$@"
+# vitest itself, not through npx: no npm process runs with the clock frozen.
+LD_PRELOAD="$lib" node_modules/.bin/vitest run "${files[@]}" "$@"
