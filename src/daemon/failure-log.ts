@@ -65,6 +65,14 @@ export class FailureLog {
     known.unlogged = 0;
   }
 
+  /**
+   * Projects gone from the mirror (a reconcile removed them): their failures are forgotten, so
+   * that one shared again starts afresh (its first failure logged as such), and none is kept.
+   */
+  forget(projectIds: readonly string[]): void {
+    for (const projectId of projectIds) this.broken.delete(projectId);
+  }
+
   /** A pass of `projectId` committed: one line if it had been failing. */
   passed(projectId: string): void {
     const known = this.broken.get(projectId);

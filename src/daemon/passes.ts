@@ -32,7 +32,7 @@ export interface PassesOptions {
   freshness: Pick<Freshness, 'passed'>;
   disk: Pick<DiskWatch, 'wrote'>;
   /** Logs a failing project per cause, not per attempt. */
-  failures: Pick<FailureLog, 'failed' | 'passed'>;
+  failures: Pick<FailureLog, 'failed' | 'passed' | 'forget'>;
   missed: Pick<MissedWork, 'diskRefused'>;
   facts: Pick<PlanFacts, 'refresh' | 'ids'>;
   /** Runs the reconcile again after a failed listing. */
@@ -100,6 +100,7 @@ export class Passes {
     if (!signal.aborted) for (const id of failed) scheduler.recordResult(id, false);
     await this.options.rates.forget(report.removedProjects);
     await this.options.parts.forget(report.removedProjects);
+    this.options.failures.forget(report.removedProjects);
     await facts.refresh();
     // A project neither listed nor mirrored (its first pass failed, then it went) is not tried
     // again. Only a complete listing says so (a token that failed to list may still see it).

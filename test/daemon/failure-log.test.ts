@@ -32,6 +32,22 @@ describe('the log of a project that stays broken', () => {
     ]);
   });
 
+  it('forgets a project the mirror no longer holds: shared again, its first failure is new', async () => {
+    const clock = new ManualClock();
+    const { logger, lines } = captureLogger('info');
+    const log = new FailureLog(clock, logger);
+    const broken = { projectId: 'p_1', error: 'HTTP 500', errorCode: 'http_500' };
+    log.failed(broken);
+    log.forget(['p_1']);
+    // Its end is not announced: it was removed, not mended.
+    log.passed('p_1');
+    await clock.advance(2 * BROKEN_PROJECT_LOG_MS);
+    log.failed(broken);
+    log.failed(broken);
+    await settle();
+    expect(lines.map((l) => l.msg)).toEqual(['pass failed', 'pass failed']);
+  });
+
   it('leaves a full disk to the disk watch: no line per project', async () => {
     const clock = new ManualClock();
     const { logger, lines } = captureLogger('info');
