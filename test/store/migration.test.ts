@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { tempDir } from '../fixtures/db.js';
+import { startTestSimulator } from '../fixtures/sim.js';
+import { syncWithCli } from '../fixtures/synced.js';
+import { runCli } from '../fixtures/cli.js';
 
 /** A mirror at schema version 1 (the first schema.sql, frozen in the fixture) with some rows. */
 function versionOneMirror(): string {
@@ -317,6 +320,45 @@ describe('migration 10 -> 11', () => {
           .every((score) => typeof score === 'number' && score < 0),
       ).toBe(true);
       db.prepare(`INSERT INTO tasks_fts (tasks_fts) VALUES ('integrity-check')`).run();
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('migration 10 -> 11, as a user meets it', () => {
+  it('projmirror sync makes the index of a version 10 mirror again, and finds its tasks', async () => {
+    const token = 'glt_test_migration_fts_0123456789';
+    const sim = await startTestSimulator({ projects: 1, tasks: 5, tokens: [token] });
+    const { db: file, sync: first } = await syncWithCli(sim, token);
+    expect(first.code).toBe(0);
+    // Made version 10 again: its index keeps the token counts (tasks_fts_docsize).
+    const old = new Database(file);
+    old.exec(`DROP TABLE tasks_fts;
+      CREATE VIRTUAL TABLE tasks_fts USING fts5(name, content = 'tasks', content_rowid = 'rowid',
+        tokenize = 'unicode61 remove_diacritics 2');
+      INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild');`);
+    old.pragma('user_version = 10');
+    const name = old.prepare('SELECT name FROM tasks ORDER BY id LIMIT 1').pluck().get() as string;
+    old.close();
+    const dir = join(file, '..');
+    const remote = ['--base-url', sim.baseUrl, '--token-file', join(dir, 'token')];
+    const again = await runCli(['sync', ...remote, '--db', file]);
+    expect(again.code).toBe(0);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const docsize = db.prepare(`SELECT name FROM sqlite_master WHERE name = 'tasks_fts_docsize'`);
+      expect(docsize.all()).toEqual([]);
+      const word = /[A-Za-z]{3,}/.exec(name)![0];
+      const found = db
+        .prepare(
+          `SELECT t.name FROM tasks_fts JOIN tasks t ON t.rowid = tasks_fts.rowid
+           WHERE tasks_fts MATCH ? ORDER BY rank`,
+        )
+        .pluck()
+        .all(word);
+      expect(found).toContain(name);
     } finally {
       db.close();
     }
