@@ -33,9 +33,10 @@ frozen=$(LD_PRELOAD="$lib" node -e 'console.log(new Date().toISOString().slice(1
 [ "$frozen" = 23:59:30 ] || { echo "test/midnight.sh: the clock reads $frozen" >&2; exit 1; }
 report=$(mktemp -d)/results.json
 trap 'rm -rf "$(dirname "$report")"' EXIT
-# vitest itself, not through npx: no npm process runs with the clock frozen.
-LD_PRELOAD="$lib" node_modules/.bin/vitest run "${files[@]}" --reporter=default --reporter=json \
-  --outputFile.json="$report" "$@" &
+# vitest itself, not through npx: no npm process runs with the clock frozen; in a process group of
+# its own (setsid), so that stopping it stops whatever it left running.
+LD_PRELOAD="$lib" setsid node_modules/.bin/vitest run "${files[@]}" --reporter=default \
+  --reporter=json --outputFile.json="$report" "$@" &
 vitest=$!
 grace=20
 while kill -0 "$vitest" 2>/dev/null; do
@@ -43,7 +44,7 @@ while kill -0 "$vitest" 2>/dev/null; do
     grace=$((grace - 1))
     if [ "$grace" -le 0 ]; then
       echo "test/midnight.sh: vitest wrote its results but did not exit within 20 s; stopped" >&2
-      kill -KILL "$vitest" 2>/dev/null || true
+      kill -KILL -- "-$vitest" 2>/dev/null || true
       break
     fi
   fi
