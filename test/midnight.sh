@@ -38,6 +38,8 @@ trap 'rm -rf "$(dirname "$report")"' EXIT
 LD_PRELOAD="$lib" setsid node_modules/.bin/vitest run "${files[@]}" --reporter=default \
   --reporter=json --outputFile.json="$report" "$@" &
 vitest=$!
+# Stopped from outside (CI's bound for this step): vitest's group goes too.
+trap 'kill -KILL -- "-$vitest" 2>/dev/null; exit 143' TERM INT
 grace=20
 while kill -0 "$vitest" 2>/dev/null; do
   if [ -s "$report" ]; then
