@@ -21,6 +21,38 @@ import { FakeClock } from '../fixtures/clock.js';
 const HOUR = 3_600_000;
 const PAGE_SIZE = 500;
 
+/** An ended pass of p_1 (1,500 tasks) begun at `startedAt`, with what it found of each page. */
+function passOfP1(startedAt: number, pageLooks: { page: number; changed: boolean }[]) {
+  return {
+    projectId: 'p_1',
+    ok: true,
+    startedAt,
+    requests: 0,
+    pagesRead: 0,
+    pagesNotModified: 0,
+    pageLooks,
+    rowsWritten: 0,
+    historyWritten: 0,
+    tasks: 1_500,
+    attempts: 1,
+    backfill: false,
+  };
+}
+
+/** The plan of p_1 alone (1,500 tasks, a change an hour), half the quota left for 12 hours. */
+function planOfP1(clock: FakeClock) {
+  return planDay({
+    now: clock.now(),
+    resetAt: clock.now() + 12 * HOUR,
+    quotaLimit: 5_000,
+    quotaRemaining: 2_500,
+    foreignRatePerHour: 0,
+    realtimeConnected: false,
+    projects: [{ id: 'p_1', taskCount: 1_500 }],
+    rates: new Map([['p_1', 1 / HOUR]]),
+  });
+}
+
 describe('the single-page poll plan', () => {
   it('polls every part of every passed project within the bound, inside the budget', () => {
     let planned = 0;
@@ -146,20 +178,8 @@ describe('the single-page poll plan', () => {
     const clock = new FakeClock(Date.UTC(2026, 10, 28, 0, 0, 0));
     const saved = new Map<string, ChangeRateState>();
     const facts = [{ id: 'p_1', taskCount: 1_500, lastPassAt: clock.now() }];
-    const pass = (pageLooks: { page: number; changed: boolean }[]) => ({
-      projectId: 'p_1',
-      ok: true,
-      startedAt: clock.now(),
-      requests: 0,
-      pagesRead: 0,
-      pagesNotModified: 0,
-      pageLooks,
-      rowsWritten: 0,
-      historyWritten: 0,
-      tasks: 1_500,
-      attempts: 1,
-      backfill: false,
-    });
+    const pass = (pageLooks: { page: number; changed: boolean }[]) =>
+      passOfP1(clock.now(), pageLooks);
     const polls: PagePolls = new PagePolls({
       clock,
       logger: pino({ level: 'silent' }),
@@ -206,16 +226,7 @@ describe('the single-page poll plan', () => {
     expect([pollsOf('p_1#p1'), pollsOf('p_1#p3')]).toEqual([1, 1]);
     expect([changesOf('p_1#p1'), changesOf('p_1#p3')]).toEqual([0, 1]);
     // Page 2's poll finds the total moved and asks for a pass: page 2 counts once (its poll's).
-    const plan = planDay({
-      now: clock.now(),
-      resetAt: clock.now() + 12 * HOUR,
-      quotaLimit: 5_000,
-      quotaRemaining: 2_500,
-      foreignRatePerHour: 0,
-      realtimeConnected: false,
-      projects: [{ id: 'p_1', taskCount: 1_500 }],
-      rates: new Map([['p_1', 1 / HOUR]]),
-    });
+    const plan = planOfP1(clock);
     polls.shape(plan);
     await clock.advance(HOUR);
     await polls.poll('p_1#p2', new AbortController().signal);
@@ -257,16 +268,7 @@ describe('the single-page poll plan', () => {
       afterRequests: async () => void (afterRequests += 1),
     });
     await polls.load();
-    const plan = planDay({
-      now: clock.now(),
-      resetAt: clock.now() + 12 * HOUR,
-      quotaLimit: 5_000,
-      quotaRemaining: 2_500,
-      foreignRatePerHour: 0,
-      realtimeConnected: false,
-      projects: [{ id: 'p_1', taskCount: 1_500 }],
-      rates: new Map([['p_1', 1 / HOUR]]),
-    });
+    const plan = planOfP1(clock);
     polls.shape(plan);
     const began = clock.now();
     await polls.poll('p_1#p2', new AbortController().signal);
@@ -278,20 +280,7 @@ describe('the single-page poll plan', () => {
     // The pass ends 20 s later: its start is the items' look, and they wait no longer for it.
     await clock.advance(20_000);
     facts[0]!.lastPassAt = clock.now();
-    polls.passed({
-      projectId: 'p_1',
-      ok: true,
-      startedAt: began,
-      requests: 4,
-      pagesRead: 3,
-      pagesNotModified: 3,
-      pageLooks: [],
-      rowsWritten: 0,
-      historyWritten: 0,
-      tasks: 1_500,
-      attempts: 1,
-      backfill: false,
-    });
+    polls.passed(passOfP1(began, []));
     const next = polls.nextByProject(lastPassAt).get('p_1')!;
     expect(next).toBeGreaterThan(began + PASS_WAIT_MS);
     expect(next).toBeLessThanOrEqual(began + plan.maxStalenessMs!);

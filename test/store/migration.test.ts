@@ -282,16 +282,21 @@ describe('migration 9 -> 10', () => {
   });
 });
 
+/** Makes a mirror's full-text index as version 10 had it (with its token counts), at version 10. */
+function toVersion10Index(db: Database.Database): void {
+  db.exec(`DROP TABLE tasks_fts;
+    CREATE VIRTUAL TABLE tasks_fts USING fts5(name, content = 'tasks', content_rowid = 'rowid',
+      tokenize = 'unicode61 remove_diacritics 2');
+    INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild');`);
+  db.pragma('user_version = 10');
+}
+
 describe('migration 10 -> 11', () => {
   it('makes the full-text index again without token counts, every finished backfill in it', () => {
     const file = versionFiveMirror();
     const old = new Database(file);
     // Version 10's index: with its table of token counts, over both projects' rows as v5 had it.
-    old.exec(`DROP TABLE tasks_fts;
-      CREATE VIRTUAL TABLE tasks_fts USING fts5(name, content = 'tasks', content_rowid = 'rowid',
-        tokenize = 'unicode61 remove_diacritics 2');
-      INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild');`);
-    old.pragma('user_version = 10');
+    toVersion10Index(old);
     old.close();
     const db = openDatabase(file);
     try {
@@ -330,18 +335,13 @@ describe('migration 10 -> 11, as a user meets it', () => {
   it('projmirror sync makes the index of a version 10 mirror again, and finds its tasks', async () => {
     const token = 'glt_test_migration_fts_0123456789';
     const sim = await startTestSimulator({ projects: 1, tasks: 5, tokens: [token] });
-    const { db: file, sync: first } = await syncWithCli(sim, token);
+    const { dir, db: file, sync: first } = await syncWithCli(sim, token);
     expect(first.code).toBe(0);
     // Made version 10 again: its index keeps the token counts (tasks_fts_docsize).
     const old = new Database(file);
-    old.exec(`DROP TABLE tasks_fts;
-      CREATE VIRTUAL TABLE tasks_fts USING fts5(name, content = 'tasks', content_rowid = 'rowid',
-        tokenize = 'unicode61 remove_diacritics 2');
-      INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild');`);
-    old.pragma('user_version = 10');
+    toVersion10Index(old);
     const name = old.prepare('SELECT name FROM tasks ORDER BY id LIMIT 1').pluck().get() as string;
     old.close();
-    const dir = join(file, '..');
     const remote = ['--base-url', sim.baseUrl, '--token-file', join(dir, 'token')];
     const again = await runCli(['sync', ...remote, '--db', file]);
     expect(again.code).toBe(0);
